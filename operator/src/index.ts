@@ -1,0 +1,16 @@
+/**
+ * The InferencePlatform operator core: no Backstage imports, embeddable in the
+ * portal's backend or run standalone.
+ *
+ * @packageDocumentation
+ */
+export * from './kube/KubeClient';
+export * from './runtime/WorkQueue';
+export * from './runtime/RateLimiter';
+export * from './runtime/Informer';
+export * from './leader/LeaderElector';
+export * from './reconcile/labels';
+export * from './reconcile/qdrantChildren';
+export * from './reconcile/inferenceChildren';
+export * from './reconcile/isSubset';
+export * from './logger';

@@ -1,0 +1,200 @@
+import https from 'node:https';
+import http from 'node:http';
+import type { KubeConfig } from '@kubernetes/client-node';
+
+export class KubeApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly body: any,
+    readonly method: string,
+    readonly path: string,
+  ) {
+    super(
+      `${method} ${path}: ${statusCode} ${
+        typeof body === 'object' && body?.message ? body.message : String(body).slice(0, 300)
+      }`,
+    );
+  }
+
+  get reason(): string | undefined {
+    return typeof this.body === 'object' ? this.body?.reason : undefined;
+  }
+}
+
+export interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: any;
+}
+
+export interface ResourceRef {
+  apiVersion: string;
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+}
+
+export function resourcePath(
+  ref: Pick<ResourceRef, 'apiVersion' | 'plural'>,
+  namespace?: string,
+  name?: string,
+  subresource?: string,
+) {
+  const base = ref.apiVersion.includes('/') ? `/apis/${ref.apiVersion}` : `/api/${ref.apiVersion}`;
+  return `${base}${namespace ? `/namespaces/${namespace}` : ''}/${ref.plural}${
+    name ? `/${encodeURIComponent(name)}` : ''
+  }${subresource ? `/${subresource}` : ''}`;
+}
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * A small JSON client over the KubeConfig's transport (certs, tokens, CA).
+ * Objects stay plain JSON, exactly as the API server sends them, so the
+ * operator compares and caches them without model-class conversions; writes
+ * are counted, which is how tests prove that a steady state issues none.
+ */
+export class KubeClient {
+  writes = 0;
+  requests = 0;
+  private readonly server: string;
+
+  constructor(readonly kubeConfig: KubeConfig) {
+    const cluster = kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error('kubeconfig has no current cluster');
+    this.server = cluster.server.replace(/\/$/, '');
+  }
+
+  private async options(method: string, path: string, headers: Record<string, string>) {
+    const url = new URL(this.server + path);
+    const opts: https.RequestOptions = {
+      method,
+      protocol: url.protocol,
+      hostname: url.hostname,
+      port: url.port,
+      path: url.pathname + url.search,
+      headers: { Accept: 'application/json', ...headers },
+    };
+    await this.kubeConfig.applyToHTTPSOptions(opts);
+    return { opts, mod: url.protocol === 'https:' ? https : http };
+  }
+
+  async request<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType = 'application/json',
+    signal?: AbortSignal,
+  ): Promise<T> {
+    this.requests++;
+    if (WRITE_METHODS.has(method)) this.writes++;
+    let payload: string | undefined;
+    if (body !== undefined) payload = typeof body === 'string' ? body : JSON.stringify(body);
+    const { opts, mod } = await this.options(
+      method,
+      path,
+      payload !== undefined ? { 'Content-Type': contentType } : {},
+    );
+    return new Promise<T>((resolve, reject) => {
+      const req = mod.request({ ...opts, signal, timeout: 30_000 }, res => {
+        const chunks: Buffer[] = [];
+        res.on('data', c => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: any = text;
+          try {
+            parsed = text ? JSON.parse(text) : undefined;
+          } catch {
+            // plain-text error bodies
+          }
+          const status = res.statusCode ?? 0;
+          if (status >= 200 && status < 300) resolve(parsed as T);
+          else reject(new KubeApiError(status, parsed, method, path));
+        });
+        res.on('error', reject);
+      });
+      req.on('timeout', () => req.destroy(new Error(`${method} ${path}: timeout`)));
+      req.on('error', reject);
+      if (payload !== undefined) req.write(payload);
+      req.end();
+    });
+  }
+
+  get<T = any>(path: string) {
+    return this.request<T>('GET', path);
+  }
+
+  /** Server-side apply: the field manager owns exactly the fields it sends. */
+  apply<T = any>(path: string, obj: unknown, fieldManager: string, dryRun = false) {
+    const q = `?fieldManager=${encodeURIComponent(fieldManager)}&force=true${dryRun ? '&dryRun=All' : ''}`;
+    return this.request<T>('PATCH', path + q, obj, 'application/apply-patch+yaml');
+  }
+
+  mergePatch<T = any>(path: string, patch: unknown) {
+    return this.request<T>('PATCH', path, patch, 'application/merge-patch+json');
+  }
+
+  delete<T = any>(path: string, propagationPolicy = 'Background') {
+    return this.request<T>('DELETE', path, { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy });
+  }
+
+  /**
+   * Streams a watch until the server closes it, the signal aborts, or an error
+   * occurs. Resolves on a clean close; rejects with KubeApiError (410 Gone
+   * included) or a transport error.
+   */
+  async watch(
+    path: string,
+    params: Record<string, string>,
+    onEvent: (e: WatchEvent) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
+    this.requests++;
+    const qs = new URLSearchParams({ ...params, watch: 'true', allowWatchBookmarks: 'true' });
+    const { opts, mod } = await this.options('GET', `${path}?${qs}`, {});
+    await new Promise<void>((resolve, reject) => {
+      const req = mod.request({ ...opts, signal }, res => {
+        if ((res.statusCode ?? 0) >= 300) {
+          let text = '';
+          res.on('data', c => (text += c));
+          res.on('end', () => {
+            let body: any = text;
+            try {
+              body = JSON.parse(text);
+            } catch {
+              // keep text
+            }
+            reject(new KubeApiError(res.statusCode ?? 0, body, 'WATCH', path));
+          });
+          return;
+        }
+        let buffer = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffer += chunk;
+          for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+            const line = buffer.slice(0, nl).trim();
+            buffer = buffer.slice(nl + 1);
+            if (!line) continue;
+            let event: WatchEvent;
+            try {
+              event = JSON.parse(line);
+            } catch (e) {
+              req.destroy(e as Error);
+              return;
+            }
+            if (event.type === 'ERROR') {
+              req.destroy();
+              reject(new KubeApiError(event.object?.code ?? 500, event.object, 'WATCH', path));
+              return;
+            }
+            onEvent(event);
+          }
+        });
+        res.on('end', () => resolve());
+        res.on('error', err => (signal.aborted ? resolve() : reject(err)));
+      });
+      req.on('error', err => (signal.aborted ? resolve() : reject(err)));
+      req.end();
+    });
+  }
+}

@@ -1,0 +1,24 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadKubeConfig } from './loadKubeConfig';
+
+describe('loadKubeConfig', () => {
+  it('loads a kubeconfig file and its current cluster', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kc-'));
+    const file = path.join(dir, 'config');
+    fs.writeFileSync(
+      file,
+      `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: 'https://127.0.0.1:6443'}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`,
+    );
+    const kc = loadKubeConfig({ kubeconfigPath: file });
+    expect(kc.getCurrentCluster()?.server).toBe('https://127.0.0.1:6443');
+    fs.rmSync(dir, { recursive: true });
+  });
+});

@@ -1,0 +1,197 @@
+import { createHash } from 'node:crypto';
+import { DefaultedSpec, InferencePlatform } from '@cv-platform/inference-platform-api';
+import { childLabels, names, ownerReference, selectorLabels } from './labels';
+import { qdrantServiceUrl } from './qdrantChildren';
+
+export const GPU_RESOURCE = 'nvidia.com/gpu';
+export const GPU_PRODUCT_LABEL = 'nvidia.com/gpu.product';
+export const MODEL_DIR = '/models';
+export const MODEL_PATH = `${MODEL_DIR}/model.onnx`;
+export const CONFIG_DIR = '/etc/inference';
+export const MODEL_LOADER = 'model-loader';
+export const ANNOTATION_CONFIG_HASH = 'cv.platform.tech/config-hash';
+export const ANNOTATION_MODEL_URL = 'cv.platform.tech/model-url';
+
+function meta(p: InferencePlatform, name: string) {
+  return {
+    name,
+    namespace: p.metadata.namespace!,
+    labels: childLabels(p, 'inference'),
+    ownerReferences: [ownerReference(p)],
+  };
+}
+
+export function inferenceConfig(p: InferencePlatform, spec: DefaultedSpec) {
+  const i = spec.inference;
+  return {
+    port: i.port,
+    modelPath: MODEL_PATH,
+    qdrantUrl: qdrantServiceUrl(p),
+    collection: i.collection,
+    batchMaxSize: i.batchMaxSize,
+    batchMaxLatencyMs: i.batchMaxLatencyMs,
+  };
+}
+
+export function inferenceConfigMap(p: InferencePlatform, spec: DefaultedSpec) {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: meta(p, names.inferenceConfig(p)),
+    data: { 'config.json': `${JSON.stringify(inferenceConfig(p, spec), null, 2)}\n` },
+  };
+}
+
+/** A PVC for large models (modelSource.mode=pvc); shared by all replicas. */
+export function modelPersistentVolumeClaim(p: InferencePlatform, spec: DefaultedSpec) {
+  const src = spec.inference.modelSource;
+  if (src.mode !== 'pvc' || spec.inference.modelUrl.startsWith('pvc://')) return undefined;
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: meta(p, names.modelPvc(p)),
+    spec: {
+      accessModes: ['ReadWriteMany'],
+      ...(src.storageClassName ? { storageClassName: src.storageClassName } : {}),
+      resources: { requests: { storage: String(src.sizeLimit) } },
+    },
+  };
+}
+
+function modelVolume(p: InferencePlatform, spec: DefaultedSpec) {
+  const i = spec.inference;
+  if (i.modelUrl.startsWith('pvc://')) {
+    const claim = i.modelUrl.slice('pvc://'.length).split('/')[0];
+    return { name: 'model', persistentVolumeClaim: { claimName: claim, readOnly: true } };
+  }
+  if (i.modelSource.mode === 'pvc') {
+    return { name: 'model', persistentVolumeClaim: { claimName: names.modelPvc(p) } };
+  }
+  return { name: 'model', emptyDir: { medium: 'Memory', sizeLimit: String(i.modelSource.sizeLimit) } };
+}
+
+/** Where the server reads the model: the pre-loaded file, or the path inside a user PVC. */
+export function modelPathFor(spec: DefaultedSpec): string {
+  const url = spec.inference.modelUrl;
+  if (url.startsWith('pvc://')) {
+    return `${MODEL_DIR}/${url.slice('pvc://'.length).split('/').slice(1).join('/')}`;
+  }
+  return MODEL_PATH;
+}
+
+function apiKeyEnv(spec: DefaultedSpec) {
+  const ref = spec.qdrant.apiKeySecretRef;
+  return ref
+    ? [{ name: 'QDRANT_API_KEY', valueFrom: { secretKeyRef: { name: ref.name, key: ref.key } } }]
+    : [];
+}
+
+export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
+  const i = spec.inference;
+  const config = inferenceConfigMap(p, spec);
+  const configHash = createHash('sha256').update(config.data['config.json']).digest('hex').slice(0, 16);
+  const fromPvc = i.modelUrl.startsWith('pvc://');
+  const resources: any = {
+    ...(i.resources?.requests ? { requests: { ...i.resources.requests } } : {}),
+    ...(i.resources?.limits ? { limits: { ...i.resources.limits } } : {}),
+  };
+  let affinity: any;
+  let tolerations: any[] | undefined;
+  if (i.gpu.count > 0) {
+    // Extended resources are requested through limits (requests default to them).
+    resources.limits = { ...(resources.limits ?? {}), [GPU_RESOURCE]: String(i.gpu.count) };
+    tolerations = [{ key: GPU_RESOURCE, operator: 'Exists', effect: 'NoSchedule' }];
+    if (i.gpu.type) {
+      affinity = {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [
+              { matchExpressions: [{ key: GPU_PRODUCT_LABEL, operator: 'In', values: [i.gpu.type] }] },
+            ],
+          },
+        },
+      };
+    }
+  }
+  const initContainers = fromPvc
+    ? []
+    : [
+        {
+          name: MODEL_LOADER,
+          image: i.modelSource.loaderImage,
+          args: ['fetch-model'],
+          env: [
+            { name: 'MODEL_URL', value: i.modelUrl },
+            { name: 'MODEL_PATH', value: MODEL_PATH },
+            { name: 'PULL_TIMEOUT_SECONDS', value: String(i.modelSource.pullTimeoutSeconds) },
+          ],
+          volumeMounts: [{ name: 'model', mountPath: MODEL_DIR }],
+        },
+      ];
+  const container: any = {
+    name: 'inference',
+    image: i.image,
+    ports: [{ name: 'http', containerPort: i.port }],
+    env: [
+      { name: 'MODEL_PATH', value: modelPathFor(spec) },
+      { name: 'QDRANT_URL', value: qdrantServiceUrl(p) },
+      { name: 'QDRANT_COLLECTION', value: i.collection },
+      { name: 'PORT', value: String(i.port) },
+      { name: 'CONFIG_FILE', value: `${CONFIG_DIR}/config.json` },
+      ...apiKeyEnv(spec),
+    ],
+    // Ready only once the model is loaded and Qdrant answers.
+    readinessProbe: {
+      httpGet: { path: i.readinessProbePath, port: 'http' },
+      periodSeconds: 5,
+      failureThreshold: 3,
+    },
+    livenessProbe: {
+      httpGet: { path: '/healthz', port: 'http' },
+      initialDelaySeconds: 10,
+      periodSeconds: 10,
+    },
+    volumeMounts: [
+      { name: 'model', mountPath: MODEL_DIR, readOnly: true },
+      { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
+    ],
+  };
+  if (Object.keys(resources).length) container.resources = resources;
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: meta(p, names.inference(p)),
+    spec: {
+      replicas: i.replicas,
+      selector: { matchLabels: selectorLabels(p, 'inference') },
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
+      template: {
+        metadata: {
+          labels: childLabels(p, 'inference'),
+          // A new config or model rolls the pods.
+          annotations: { [ANNOTATION_CONFIG_HASH]: configHash, [ANNOTATION_MODEL_URL]: i.modelUrl },
+        },
+        spec: {
+          initContainers,
+          containers: [container],
+          volumes: [modelVolume(p, spec), { name: 'config', configMap: { name: names.inferenceConfig(p) } }],
+          ...(affinity ? { affinity } : {}),
+          ...(tolerations ? { tolerations } : {}),
+        },
+      },
+    },
+  };
+}
+
+export function inferenceService(p: InferencePlatform) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: meta(p, names.inference(p)),
+    spec: {
+      type: 'ClusterIP',
+      selector: selectorLabels(p, 'inference'),
+      ports: [{ name: 'http', port: 80, targetPort: 'http' }],
+    },
+  };
+}

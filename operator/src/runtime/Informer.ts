@@ -1,0 +1,182 @@
+import { KubeApiError, KubeClient, resourcePath, ResourceRef } from '../kube/KubeClient';
+import { Logger, noopLogger } from '../logger';
+
+export type InformerEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+export type InformerHandler = (type: InformerEventType, obj: any, old?: any) => void;
+
+export interface InformerOptions {
+  namespace?: string;
+  labelSelector?: string;
+  logger?: Logger;
+  /** Backoff bounds for restarts after errors other than 410 Gone. */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+export const objectKey = (o: any) =>
+  o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>(resolve => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(t);
+      resolve();
+    }, { once: true });
+  });
+
+/**
+ * A list+watch cache of one resource kind under a supervisor: a watch that
+ * expires (410 Gone) is replaced by a fresh list, any other failure restarts
+ * the loop with exponential backoff, and events whose resourceVersion did not
+ * change are dropped. Objects in the cache are shared: never mutate them.
+ */
+export class Informer {
+  private readonly cache = new Map<string, any>();
+  private readonly handlers: InformerHandler[] = [];
+  private synced = false;
+  private syncedWaiters: Array<() => void> = [];
+  private resourceVersion = '';
+  restarts = 0;
+  relists = 0;
+
+  constructor(
+    private readonly client: KubeClient,
+    readonly ref: ResourceRef,
+    private readonly options: InformerOptions = {},
+  ) {}
+
+  on(handler: InformerHandler) {
+    this.handlers.push(handler);
+  }
+
+  list(): any[] {
+    return [...this.cache.values()];
+  }
+
+  get(namespace: string | undefined, name: string): any | undefined {
+    return this.cache.get(namespace ? `${namespace}/${name}` : name);
+  }
+
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  waitForSync(): Promise<void> {
+    if (this.synced) return Promise.resolve();
+    return new Promise(resolve => this.syncedWaiters.push(resolve));
+  }
+
+  private emit(type: InformerEventType, obj: any, old?: any) {
+    for (const h of this.handlers) {
+      try {
+        h(type, obj, old);
+      } catch (e) {
+        (this.options.logger ?? noopLogger).error(`informer handler failed: ${e}`);
+      }
+    }
+  }
+
+  private upsert(obj: any) {
+    const key = objectKey(obj);
+    const old = this.cache.get(key);
+    if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) return;
+    this.cache.set(key, obj);
+    this.emit(old ? 'MODIFIED' : 'ADDED', obj, old);
+  }
+
+  private remove(obj: any) {
+    const key = objectKey(obj);
+    const old = this.cache.get(key);
+    if (!old) return;
+    this.cache.delete(key);
+    this.emit('DELETED', old);
+  }
+
+  private async relist(signal: AbortSignal) {
+    const params = new URLSearchParams();
+    if (this.options.labelSelector) params.set('labelSelector', this.options.labelSelector);
+    const path = resourcePath(this.ref, this.options.namespace);
+    const items: any[] = [];
+    let cont = '';
+    let rv = '';
+    do {
+      if (cont) params.set('continue', cont);
+      params.set('limit', '500');
+      const page = await this.client.get(`${path}?${params}`);
+      for (const item of page.items ?? []) {
+        // List items omit apiVersion/kind; restore them so consumers see whole objects.
+        items.push({ apiVersion: this.ref.apiVersion, kind: this.ref.kind, ...item });
+      }
+      cont = page.metadata?.continue ?? '';
+      rv = page.metadata?.resourceVersion ?? rv;
+    } while (cont && !signal.aborted);
+    const seen = new Set<string>();
+    for (const item of items) {
+      seen.add(objectKey(item));
+      this.upsert(item);
+    }
+    for (const [key, old] of [...this.cache]) {
+      if (!seen.has(key)) {
+        this.cache.delete(key);
+        this.emit('DELETED', old);
+      }
+    }
+    this.resourceVersion = rv;
+    this.relists++;
+    if (!this.synced) {
+      this.synced = true;
+      this.syncedWaiters.splice(0).forEach(r => r());
+    }
+  }
+
+  /** Runs until the signal aborts. */
+  async run(signal: AbortSignal): Promise<void> {
+    const log = this.options.logger ?? noopLogger;
+    const min = this.options.minBackoffMs ?? 200;
+    const max = this.options.maxBackoffMs ?? 30_000;
+    let backoff = min;
+    let needList = true;
+    while (!signal.aborted) {
+      try {
+        if (needList) {
+          await this.relist(signal);
+          needList = false;
+        }
+        const params: Record<string, string> = {
+          resourceVersion: this.resourceVersion,
+          timeoutSeconds: String(240 + Math.floor(Math.random() * 60)),
+        };
+        if (this.options.labelSelector) params.labelSelector = this.options.labelSelector;
+        await this.client.watch(
+          resourcePath(this.ref, this.options.namespace),
+          params,
+          ev => {
+            if (ev.type === 'BOOKMARK') {
+              this.resourceVersion = ev.object?.metadata?.resourceVersion ?? this.resourceVersion;
+              return;
+            }
+            const obj = { apiVersion: this.ref.apiVersion, kind: this.ref.kind, ...ev.object };
+            this.resourceVersion = obj.metadata?.resourceVersion ?? this.resourceVersion;
+            if (ev.type === 'DELETED') this.remove(obj);
+            else this.upsert(obj);
+          },
+          signal,
+        );
+        backoff = min;
+      } catch (e) {
+        if (signal.aborted) break;
+        if (e instanceof KubeApiError && e.statusCode === 410) {
+          log.info(`watch of ${this.ref.kind} expired (410 Gone), relisting`);
+          needList = true;
+          continue;
+        }
+        this.restarts++;
+        needList = true;
+        log.warn(`watch of ${this.ref.kind} failed, restarting in ${backoff}ms: ${e instanceof Error ? e.message : e}`);
+        await sleep(backoff, signal);
+        backoff = Math.min(max, backoff * 2);
+      }
+    }
+  }
+}

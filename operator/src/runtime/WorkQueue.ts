@@ -1,0 +1,101 @@
+import { defaultControllerRateLimiter, RateLimiter } from './RateLimiter';
+
+/**
+ * client-go's rate-limited work queue: an item is queued at most once (dirty
+ * set), an item being processed is never handed to a second worker (processing
+ * set) — if it is added meanwhile it is re-queued when done — and retries are
+ * delayed by the rate limiter.
+ */
+export class WorkQueue {
+  private readonly queue: string[] = [];
+  private readonly dirty = new Set<string>();
+  private readonly processing = new Set<string>();
+  private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private waiters: Array<(item: string | undefined) => void> = [];
+  private shuttingDown = false;
+  adds = 0;
+
+  constructor(readonly rateLimiter: RateLimiter = defaultControllerRateLimiter()) {}
+
+  get length(): number {
+    return this.queue.length;
+  }
+
+  get processingCount(): number {
+    return this.processing.size;
+  }
+
+  add(item: string): void {
+    if (this.shuttingDown || this.dirty.has(item)) return;
+    this.adds++;
+    this.dirty.add(item);
+    if (this.processing.has(item)) return;
+    const waiter = this.waiters.shift();
+    if (waiter) {
+      this.dirty.delete(item);
+      this.processing.add(item);
+      waiter(item);
+    } else {
+      this.queue.push(item);
+    }
+  }
+
+  /** Adds after a delay; an earlier pending delay for the same item wins. */
+  addAfter(item: string, delayMs: number): void {
+    if (this.shuttingDown) return;
+    if (delayMs <= 0) {
+      this.add(item);
+      return;
+    }
+    const at = Date.now() + delayMs;
+    const pending = this.timers.get(item);
+    if (pending && pending.at <= at) return;
+    if (pending) clearTimeout(pending.timer);
+    const timer = setTimeout(() => {
+      this.timers.delete(item);
+      this.add(item);
+    }, delayMs);
+    timer.unref?.();
+    this.timers.set(item, { at, timer });
+  }
+
+  addRateLimited(item: string): void {
+    this.addAfter(item, this.rateLimiter.when(item));
+  }
+
+  forget(item: string): void {
+    this.rateLimiter.forget(item);
+  }
+
+  numRequeues(item: string): number {
+    return this.rateLimiter.retries(item);
+  }
+
+  /** Next item, or undefined once shut down. Call done(item) when finished. */
+  get(): Promise<string | undefined> {
+    if (this.queue.length > 0) {
+      const item = this.queue.shift()!;
+      this.dirty.delete(item);
+      this.processing.add(item);
+      return Promise.resolve(item);
+    }
+    if (this.shuttingDown) return Promise.resolve(undefined);
+    return new Promise(resolve => this.waiters.push(resolve));
+  }
+
+  done(item: string): void {
+    this.processing.delete(item);
+    if (this.dirty.has(item)) {
+      // Re-added while processing: hand it out again now.
+      this.dirty.delete(item);
+      this.add(item);
+    }
+  }
+
+  shutDown(): void {
+    this.shuttingDown = true;
+    for (const { timer } of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    this.waiters.splice(0).forEach(w => w(undefined));
+  }
+}

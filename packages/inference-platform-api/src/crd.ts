@@ -1,0 +1,371 @@
+import {
+  GROUP,
+  KIND,
+  PLURAL,
+  SHORT_NAME,
+  SINGULAR,
+  VERSION,
+} from './types';
+
+/** JSON-schema subset that CRD structural schemas accept. */
+export interface JSONSchemaProps {
+  type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
+  description?: string;
+  properties?: Record<string, JSONSchemaProps>;
+  additionalProperties?: JSONSchemaProps | boolean;
+  items?: JSONSchemaProps;
+  required?: string[];
+  default?: unknown;
+  enum?: unknown[];
+  pattern?: string;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  maxProperties?: number;
+  maxItems?: number;
+  format?: string;
+  anyOf?: JSONSchemaProps[];
+  'x-kubernetes-int-or-string'?: boolean;
+  'x-kubernetes-validations'?: Array<{
+    rule: string;
+    message?: string;
+    messageExpression?: string;
+    fieldPath?: string;
+    reason?: string;
+  }>;
+  'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
+  'x-kubernetes-list-map-keys'?: string[];
+  'x-kubernetes-preserve-unknown-fields'?: boolean;
+}
+
+// The same pattern Kubernetes generates for resource.Quantity fields.
+export const QUANTITY_PATTERN =
+  '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
+
+export const QDRANT_VERSION_PATTERN = '^v?[0-9]+\\.[0-9]+\\.[0-9]+$';
+
+export const MODEL_URL_PATTERN = '^(s3|https?|pvc|file)://.+$';
+
+const quantity = (description: string, dflt?: string): JSONSchemaProps => ({
+  description,
+  anyOf: [{ type: 'integer' }, { type: 'string' }],
+  pattern: QUANTITY_PATTERN,
+  maxLength: 64,
+  'x-kubernetes-int-or-string': true,
+  ...(dflt !== undefined ? { default: dflt } : {}),
+});
+
+const resourceList = (description: string): JSONSchemaProps => ({
+  type: 'object',
+  description,
+  // Bounded so the API server can cost-check the CEL rule below.
+  maxProperties: 8,
+  additionalProperties: quantity('A resource quantity, e.g. 500m or 2Gi.'),
+});
+
+const resources = (what: string): JSONSchemaProps => ({
+  type: 'object',
+  description: `Compute resources of the ${what} container.`,
+  properties: {
+    requests: resourceList('Minimum resources required.'),
+    limits: resourceList('Maximum resources allowed.'),
+  },
+  'x-kubernetes-validations': [
+    {
+      // quantity() needs a string; integers are valid quantities too.
+      rule: "!has(self.requests) || !has(self.limits) || self.requests.all(k, !(k in self.limits) || quantity(string(self.limits[k])).compareTo(quantity(string(self.requests[k]))) >= 0)",
+      message: `${what} resources: every limit must be >= its request`,
+    },
+  ],
+});
+
+const conditionSchema: JSONSchemaProps = {
+  type: 'object',
+  required: ['type', 'status', 'reason', 'lastTransitionTime'],
+  properties: {
+    type: { type: 'string', description: 'Condition type, e.g. Ready.' },
+    status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
+    reason: { type: 'string', description: 'CamelCase machine-readable reason.' },
+    message: { type: 'string', description: 'Human-readable details.' },
+    lastTransitionTime: { type: 'string', format: 'date-time' },
+    observedGeneration: { type: 'integer', minimum: 0 },
+  },
+};
+
+export const inferencePlatformSchema: JSONSchemaProps = {
+  type: 'object',
+  description:
+    'An InferencePlatform is a Qdrant vector database plus a fleet of image-embedding inference servers, managed together.',
+  required: ['spec'],
+  properties: {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object' },
+    spec: {
+      type: 'object',
+      description: 'Desired state of the platform.',
+      required: ['qdrant', 'inference'],
+      properties: {
+        qdrant: {
+          type: 'object',
+          description: 'The Qdrant vector database tier (a StatefulSet).',
+          required: ['version'],
+          properties: {
+            version: {
+              type: 'string',
+              description: 'Qdrant release, e.g. v1.6.0; selects the image tag.',
+              pattern: QDRANT_VERSION_PATTERN,
+              maxLength: 32,
+            },
+            replicas: {
+              type: 'integer',
+              description: 'Number of Qdrant peers. 2 or more runs Qdrant in distributed mode.',
+              minimum: 1,
+              maximum: 100,
+              default: 1,
+            },
+            storageClassName: {
+              type: 'string',
+              description: 'StorageClass of the Qdrant data volumes; empty uses the cluster default.',
+            },
+            storageSize: quantity('Size of each Qdrant data volume.', '10Gi'),
+            image: {
+              type: 'string',
+              description: 'Image repository of Qdrant; the tag is spec.qdrant.version.',
+              default: 'qdrant/qdrant',
+            },
+            resources: resources('qdrant'),
+            apiKeySecretRef: {
+              type: 'object',
+              description: 'Secret holding the Qdrant API key, used by Qdrant and the inference servers.',
+              required: ['name'],
+              properties: {
+                name: { type: 'string', minLength: 1 },
+                key: { type: 'string', default: 'api-key' },
+              },
+            },
+          },
+          'x-kubernetes-validations': [
+            {
+              rule: 'quantity(string(self.storageSize)).isGreaterThan(quantity("0"))',
+              message: 'spec.qdrant.storageSize must be greater than 0',
+              fieldPath: '.storageSize',
+            },
+          ],
+        },
+        inference: {
+          type: 'object',
+          description: 'The inference tier (a Deployment of the inference-service).',
+          required: ['image', 'modelUrl'],
+          properties: {
+            image: {
+              type: 'string',
+              description: 'Image of the inference-service.',
+              minLength: 1,
+            },
+            modelUrl: {
+              type: 'string',
+              description: 'Where the ONNX model is loaded from: s3://, http(s)://, pvc://<claim>/<path> or file://.',
+              pattern: MODEL_URL_PATTERN,
+              maxLength: 2048,
+            },
+            replicas: {
+              type: 'integer',
+              description: 'Number of inference servers.',
+              minimum: 0,
+              maximum: 1000,
+              default: 1,
+            },
+            resources: resources('inference'),
+            modelSource: {
+              type: 'object',
+              description: 'How the model is pre-loaded before the server starts.',
+              default: {},
+              properties: {
+                mode: {
+                  type: 'string',
+                  enum: ['emptyDir', 'pvc'],
+                  default: 'emptyDir',
+                  description: 'emptyDir (in memory) for small models, pvc for large ones.',
+                },
+                sizeLimit: quantity('Size of the model volume.', '1Gi'),
+                storageClassName: {
+                  type: 'string',
+                  description: 'StorageClass of the model PVC (mode pvc).',
+                },
+                pullTimeoutSeconds: {
+                  type: 'integer',
+                  minimum: 1,
+                  maximum: 86400,
+                  default: 600,
+                  description: 'Time allowed to download the model.',
+                },
+                loaderImage: {
+                  type: 'string',
+                  description:
+                    'Image of the init container that downloads the model; defaults to spec.inference.image (whose fetch-model command downloads s3/http(s)/file URLs).',
+                },
+              },
+            },
+            gpu: {
+              type: 'object',
+              description: 'GPU requirements of each inference server.',
+              properties: {
+                count: {
+                  type: 'integer',
+                  minimum: 0,
+                  maximum: 16,
+                  default: 0,
+                  description: 'nvidia.com/gpu per server.',
+                },
+                type: {
+                  type: 'string',
+                  description: 'Required GPU product (node label nvidia.com/gpu.product), e.g. NVIDIA-A100-SXM4-40GB.',
+                  maxLength: 63,
+                },
+              },
+              'x-kubernetes-validations': [
+                {
+                  rule: '!has(self.type) || self.count > 0',
+                  message: 'spec.inference.gpu.type needs spec.inference.gpu.count > 0',
+                  fieldPath: '.type',
+                },
+              ],
+            },
+            readinessProbePath: {
+              type: 'string',
+              pattern: '^/',
+              default: '/readyz',
+              description: 'HTTP path that answers 200 once the model is loaded.',
+            },
+            port: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 65535,
+              default: 8080,
+            },
+            collection: {
+              type: 'string',
+              default: 'images',
+              pattern: '^[A-Za-z0-9_-]{1,128}$',
+              description: 'Qdrant collection the servers write to.',
+            },
+            batchMaxSize: { type: 'integer', minimum: 1, maximum: 256, default: 16 },
+            batchMaxLatencyMs: { type: 'integer', minimum: 0, maximum: 10000, default: 5 },
+          },
+          'x-kubernetes-validations': [
+            {
+              rule: "!self.modelUrl.startsWith('pvc://') || self.modelUrl.matches('^pvc://[a-z0-9]([-a-z0-9]*[a-z0-9])?/.+$')",
+              message: 'spec.inference.modelUrl: pvc:// URLs must be pvc://<claim-name>/<path>',
+              fieldPath: '.modelUrl',
+            },
+          ],
+        },
+      },
+    },
+    status: {
+      type: 'object',
+      description: 'Observed state, written by the operator.',
+      properties: {
+        phase: {
+          type: 'string',
+          enum: ['Pending', 'Loading', 'Ready', 'Failed', 'Degraded'],
+        },
+        message: { type: 'string' },
+        observedGeneration: { type: 'integer' },
+        conditions: {
+          type: 'array',
+          items: conditionSchema,
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['type'],
+        },
+        qdrantReplicas: { type: 'integer' },
+        qdrantReadyReplicas: { type: 'integer' },
+        inferenceReplicas: { type: 'integer' },
+        inferenceReadyReplicas: { type: 'integer' },
+        qdrantReadiness: { type: 'string' },
+        inferenceReadiness: { type: 'string' },
+        inferenceSelector: { type: 'string' },
+        qdrantCluster: {
+          type: 'object',
+          properties: {
+            reachable: { type: 'boolean' },
+            peerId: { type: 'string' },
+            peers: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: { id: { type: 'string' }, uri: { type: 'string' } },
+              },
+            },
+            raftLeader: { type: 'string' },
+            raftTerm: { type: 'integer' },
+            pendingOperations: { type: 'integer' },
+            lastChecked: { type: 'string', format: 'date-time' },
+            message: { type: 'string' },
+          },
+        },
+      },
+    },
+  },
+};
+
+export const inferencePlatformCrd = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: {
+    name: `${PLURAL}.${GROUP}`,
+    labels: { 'app.kubernetes.io/part-of': 'cv-inference-platform' },
+  },
+  spec: {
+    group: GROUP,
+    scope: 'Namespaced',
+    names: {
+      kind: KIND,
+      listKind: `${KIND}List`,
+      plural: PLURAL,
+      singular: SINGULAR,
+      shortNames: [SHORT_NAME],
+      categories: ['all', 'cv'],
+    },
+    versions: [
+      {
+        name: VERSION,
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: inferencePlatformSchema },
+        subresources: {
+          status: {},
+          scale: {
+            specReplicasPath: '.spec.inference.replicas',
+            statusReplicasPath: '.status.inferenceReplicas',
+            labelSelectorPath: '.status.inferenceSelector',
+          },
+        },
+        additionalPrinterColumns: [
+          { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+          {
+            name: 'Qdrant',
+            type: 'string',
+            jsonPath: '.status.qdrantReadiness',
+            description: 'Qdrant ready/desired replicas',
+          },
+          {
+            name: 'Inference',
+            type: 'string',
+            jsonPath: '.status.inferenceReadiness',
+            description: 'Inference ready/desired replicas',
+          },
+          {
+            name: 'Model',
+            type: 'string',
+            jsonPath: '.spec.inference.modelUrl',
+            priority: 1,
+          },
+          { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+        ],
+      },
+    ],
+  },
+};

@@ -1,0 +1,158 @@
+/**
+ * TypeScript view of the InferencePlatform custom resource. The CRD schema in
+ * `crd.ts` is the source of truth; `types.test.ts` checks that every field
+ * declared here exists in the schema and vice versa.
+ */
+
+export const GROUP = 'cv.platform.tech';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+export const KIND = 'InferencePlatform';
+export const PLURAL = 'inferenceplatforms';
+export const SINGULAR = 'inferenceplatform';
+export const SHORT_NAME = 'ipf';
+
+export type Quantity = string | number;
+
+export interface ResourceRequirements {
+  requests?: Record<string, Quantity>;
+  limits?: Record<string, Quantity>;
+}
+
+export interface SecretKeyRef {
+  name: string;
+  key?: string;
+}
+
+export interface QdrantSpec {
+  /** Qdrant release, e.g. v1.6.0; selects the image tag. */
+  version: string;
+  replicas?: number;
+  storageClassName?: string;
+  storageSize?: Quantity;
+  /** Overrides the image repository (default qdrant/qdrant). */
+  image?: string;
+  resources?: ResourceRequirements;
+  apiKeySecretRef?: SecretKeyRef;
+}
+
+export type ModelSourceMode = 'emptyDir' | 'pvc';
+
+export interface ModelSourceSpec {
+  /** emptyDir (medium: Memory) for small models, pvc for large ones. */
+  mode?: ModelSourceMode;
+  sizeLimit?: Quantity;
+  storageClassName?: string;
+  pullTimeoutSeconds?: number;
+  /** Image of the init container that downloads the model. */
+  loaderImage?: string;
+}
+
+export interface GpuSpec {
+  count?: number;
+  /** Required value of the node's GPU product label. */
+  type?: string;
+}
+
+export interface InferenceSpec {
+  image: string;
+  modelUrl: string;
+  replicas?: number;
+  resources?: ResourceRequirements;
+  modelSource?: ModelSourceSpec;
+  gpu?: GpuSpec;
+  readinessProbePath?: string;
+  port?: number;
+  collection?: string;
+  batchMaxSize?: number;
+  batchMaxLatencyMs?: number;
+}
+
+export interface InferencePlatformSpec {
+  qdrant: QdrantSpec;
+  inference: InferenceSpec;
+}
+
+export type Phase = 'Pending' | 'Loading' | 'Ready' | 'Failed' | 'Degraded';
+
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+export interface Condition {
+  type: string;
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
+}
+
+export interface QdrantPeer {
+  id: string;
+  uri: string;
+}
+
+export interface QdrantClusterInfo {
+  reachable: boolean;
+  peerId?: string;
+  peers?: QdrantPeer[];
+  raftLeader?: string;
+  raftTerm?: number;
+  pendingOperations?: number;
+  lastChecked?: string;
+  message?: string;
+}
+
+export interface InferencePlatformStatus {
+  phase?: Phase;
+  message?: string;
+  observedGeneration?: number;
+  conditions?: Condition[];
+  qdrantReplicas?: number;
+  qdrantReadyReplicas?: number;
+  inferenceReplicas?: number;
+  inferenceReadyReplicas?: number;
+  /** "ready/desired", for printer columns. */
+  qdrantReadiness?: string;
+  inferenceReadiness?: string;
+  /** Label selector of the inference pods, for the scale subresource. */
+  inferenceSelector?: string;
+  qdrantCluster?: QdrantClusterInfo;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: Array<Record<string, unknown>>;
+  managedFields?: unknown[];
+}
+
+export interface InferencePlatform {
+  apiVersion: typeof API_VERSION;
+  kind: typeof KIND;
+  metadata: ObjectMeta;
+  spec: InferencePlatformSpec;
+  status?: InferencePlatformStatus;
+}
+
+export const ConditionType = {
+  Ready: 'Ready',
+  QdrantReady: 'QdrantReady',
+  InferenceReady: 'InferenceReady',
+  ModelLoaded: 'ModelLoaded',
+  QdrantClusterReachable: 'QdrantClusterReachable',
+  Progressing: 'Progressing',
+  Degraded: 'Degraded',
+} as const;
+
+/** Annotation linking a platform to the catalog entity that owns it. */
+export const CATALOG_ENTITY_ANNOTATION = 'cv.platform.tech/catalog-entity';
+/** Annotation naming the owner of the platform (a catalog user or group ref). */
+export const OWNER_ANNOTATION = 'cv.platform.tech/owner';

@@ -1,0 +1,58 @@
+import { InferencePlatformSpec } from './types';
+
+export type DefaultedSpec = {
+  qdrant: Required<
+    Omit<InferencePlatformSpec['qdrant'], 'storageClassName' | 'resources' | 'apiKeySecretRef'>
+  > &
+    Pick<InferencePlatformSpec['qdrant'], 'storageClassName' | 'resources' | 'apiKeySecretRef'>;
+  inference: Required<
+    Omit<InferencePlatformSpec['inference'], 'resources' | 'gpu' | 'modelSource'>
+  > &
+    Pick<InferencePlatformSpec['inference'], 'resources'> & {
+      gpu: { count: number; type?: string };
+      modelSource: Required<
+        Omit<
+          NonNullable<InferencePlatformSpec['inference']['modelSource']>,
+          'storageClassName' | 'loaderImage'
+        >
+      > & { storageClassName?: string; loaderImage: string };
+    };
+};
+
+/**
+ * Applies the same defaults as the CRD schema. The API server defaults stored
+ * objects already; the operator applies them again so that objects from older
+ * CRD versions or from tests never reach the reconciler half-filled.
+ */
+export function withDefaults(spec: InferencePlatformSpec): DefaultedSpec {
+  const q = spec.qdrant;
+  const i = spec.inference;
+  return {
+    qdrant: {
+      ...q,
+      replicas: q.replicas ?? 1,
+      storageSize: q.storageSize ?? '10Gi',
+      image: q.image ?? 'qdrant/qdrant',
+      apiKeySecretRef: q.apiKeySecretRef
+        ? { name: q.apiKeySecretRef.name, key: q.apiKeySecretRef.key ?? 'api-key' }
+        : undefined,
+    },
+    inference: {
+      ...i,
+      replicas: i.replicas ?? 1,
+      readinessProbePath: i.readinessProbePath ?? '/readyz',
+      port: i.port ?? 8080,
+      collection: i.collection ?? 'images',
+      batchMaxSize: i.batchMaxSize ?? 16,
+      batchMaxLatencyMs: i.batchMaxLatencyMs ?? 5,
+      gpu: { count: i.gpu?.count ?? 0, type: i.gpu?.type },
+      modelSource: {
+        mode: i.modelSource?.mode ?? 'emptyDir',
+        sizeLimit: i.modelSource?.sizeLimit ?? '1Gi',
+        storageClassName: i.modelSource?.storageClassName,
+        pullTimeoutSeconds: i.modelSource?.pullTimeoutSeconds ?? 600,
+        loaderImage: i.modelSource?.loaderImage ?? i.image,
+      },
+    },
+  };
+}

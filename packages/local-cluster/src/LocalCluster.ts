@@ -1,0 +1,370 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import https from 'node:https';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import yaml from 'js-yaml';
+import { ManagedProcess } from './ManagedProcess';
+import { ApiRequester } from './ApiRequester';
+import { createPki, Pki } from './pki';
+import { freePort } from './freePort';
+import { kwokConfig } from './kwokConfig';
+import { FAKE_NODES, fakeNodeManifest } from './fakeNodes';
+
+export interface LocalClusterOptions {
+  /** Where certs, data and logs go; a fresh temp dir by default. */
+  workDir?: string;
+  /** Directory of CRD manifests to install (default: <repo>/deploy/crds). */
+  crdDir?: string;
+  /** Keep workDir after stop (logs for debugging). */
+  keepWorkDir?: boolean;
+  log?: (message: string) => void;
+  readyTimeoutMs?: number;
+}
+
+const sleep = (ms: number) => new Promise(r => setTimeout(r, ms));
+
+// The harness only ever runs from the source tree, never from a bundle.
+// eslint-disable-next-line no-restricted-syntax
+export function findRepoRoot(start = __dirname): string {
+  let dir = start;
+  for (;;) {
+    if (fs.existsSync(path.join(dir, 'tools', 'control-plane', 'build.sh'))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error(`no repository root above ${start}`);
+    dir = parent;
+  }
+}
+
+/** Builds (or reuses from the cache) the control-plane binaries; returns their directory. */
+export function ensureBinaries(repoRoot = findRepoRoot()): string {
+  const result = spawnSync('bash', [path.join(repoRoot, 'tools/control-plane/build.sh')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) {
+    throw new Error(`building the control plane failed (exit ${result.status})`);
+  }
+  const lines = result.stdout.trim().split('\n');
+  return lines[lines.length - 1];
+}
+
+interface Probe {
+  url: string;
+  headers?: Record<string, string>;
+  ca?: string;
+}
+
+function get(probe: Probe): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(probe.url);
+    const mod = url.protocol === 'https:' ? https : http;
+    const req = mod.request(
+      url,
+      {
+        headers: probe.headers,
+        ca: probe.ca,
+        // The controller-manager and scheduler serve self-signed certs.
+        rejectUnauthorized: Boolean(probe.ca),
+        timeout: 2000,
+      },
+      res => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', c => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * A real Kubernetes control plane on 127.0.0.1: etcd, kube-apiserver,
+ * kube-controller-manager, kube-scheduler and KWOK simulating four Nodes
+ * (three CPU nodes in two zones, one GPU node).
+ */
+export class LocalCluster {
+  readonly processes: ManagedProcess[] = [];
+  server = '';
+  kubeconfigPath = '';
+  private pki?: Pki;
+  private requester?: ApiRequester;
+  private removeExitHook?: () => void;
+
+  private constructor(
+    readonly workDir: string,
+    private readonly options: LocalClusterOptions,
+  ) {}
+
+  static async start(options: LocalClusterOptions = {}): Promise<LocalCluster> {
+    const workDir =
+      options.workDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'cv-local-cluster-'));
+    fs.mkdirSync(workDir, { recursive: true });
+    const cluster = new LocalCluster(workDir, options);
+    // If this process dies without stop(), take the components with it.
+    const killAll = () => cluster.processes.forEach(p => p.kill());
+    process.once('exit', killAll);
+    cluster.removeExitHook = () => process.removeListener('exit', killAll);
+    try {
+      await cluster.boot();
+    } catch (e) {
+      await cluster.stop();
+      throw e;
+    }
+    return cluster;
+  }
+
+  get adminToken(): string {
+    return this.pki!.adminToken;
+  }
+
+  get caFile(): string {
+    return this.pki!.caCert;
+  }
+
+  pids(): number[] {
+    return this.processes.map(p => p.pid).filter((p): p is number => !!p);
+  }
+
+  private log(message: string) {
+    (this.options.log ?? (m => process.stderr.write(`[local-cluster] ${m}\n`)))(message);
+  }
+
+  private async boot() {
+    const started = Date.now();
+    const repoRoot = findRepoRoot();
+    const bin = ensureBinaries(repoRoot);
+    const stagesDir = path.join(bin, '..', 'stages');
+    const w = (...p: string[]) => path.join(this.workDir, ...p);
+    fs.mkdirSync(w('logs'), { recursive: true });
+    this.pki = createPki(w('pki'));
+    const [etcdPort, etcdPeerPort, apiPort, kcmPort, schedPort, kwokPort] = await Promise.all(
+      Array.from({ length: 6 }, () => freePort()),
+    );
+    this.server = `https://127.0.0.1:${apiPort}`;
+    const pki = this.pki;
+
+    const etcd = this.spawn(bin, 'etcd', [
+      '--name=local',
+      `--data-dir=${w('etcd')}`,
+      `--listen-client-urls=http://127.0.0.1:${etcdPort}`,
+      `--advertise-client-urls=http://127.0.0.1:${etcdPort}`,
+      `--listen-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
+      `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
+      `--initial-cluster=local=http://127.0.0.1:${etcdPeerPort}`,
+      '--listen-metrics-urls=',
+      // Test data is disposable; fsync dominates etcd latency on shared disks.
+      '--unsafe-no-fsync',
+      '--quota-backend-bytes=4294967296',
+      '--log-level=warn',
+    ]);
+    await this.waitFor(etcd, async () => {
+      const r = await get({ url: `http://127.0.0.1:${etcdPort}/health` });
+      return r.status === 200 && r.body.includes('true');
+    });
+
+    const apiserver = this.spawn(bin, 'kube-apiserver', [
+      `--etcd-servers=http://127.0.0.1:${etcdPort}`,
+      '--bind-address=127.0.0.1',
+      `--secure-port=${apiPort}`,
+      '--advertise-address=127.0.0.1',
+      '--endpoint-reconciler-type=none',
+      `--tls-cert-file=${pki.servingCert}`,
+      `--tls-private-key-file=${pki.servingKey}`,
+      `--client-ca-file=${pki.caCert}`,
+      `--token-auth-file=${pki.tokenFile}`,
+      '--authorization-mode=Node,RBAC',
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      `--service-account-key-file=${pki.serviceAccountPub}`,
+      `--service-account-signing-key-file=${pki.serviceAccountKey}`,
+      '--service-cluster-ip-range=10.96.0.0/16',
+      '--allow-privileged=true',
+      '--profiling=false',
+      '--v=0',
+    ]);
+    const ca = fs.readFileSync(pki.caCert, 'utf8');
+    const auth = { Authorization: `Bearer ${pki.adminToken}` };
+    await this.waitFor(apiserver, async () => {
+      const r = await get({ url: `${this.server}/readyz`, headers: auth, ca });
+      return r.status === 200;
+    });
+
+    this.kubeconfigPath = w('kubeconfig');
+    fs.writeFileSync(this.kubeconfigPath, this.kubeconfig(), { mode: 0o600 });
+    fs.writeFileSync(w('kwok.yaml'), kwokConfig(stagesDir));
+
+    const common = [
+      `--kubeconfig=${this.kubeconfigPath}`,
+      `--authentication-kubeconfig=${this.kubeconfigPath}`,
+      `--authorization-kubeconfig=${this.kubeconfigPath}`,
+      '--bind-address=127.0.0.1',
+      '--leader-elect=false',
+      '--kube-api-qps=200',
+      '--kube-api-burst=400',
+    ];
+    const kcm = this.spawn(bin, 'kube-controller-manager', [
+      ...common,
+      `--secure-port=${kcmPort}`,
+      `--service-account-private-key-file=${pki.serviceAccountKey}`,
+      `--root-ca-file=${pki.caCert}`,
+      '--use-service-account-credentials=false',
+      '--controllers=*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-node-route-controller',
+      '--concurrent-gc-syncs=20',
+    ]);
+    const scheduler = this.spawn(bin, 'kube-scheduler', [...common, `--secure-port=${schedPort}`]);
+    const kwok = this.spawn(bin, 'kwok', [
+      `--kubeconfig=${this.kubeconfigPath}`,
+      `--config=${w('kwok.yaml')}`,
+      '--manage-all-nodes=false',
+      '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
+      '--disregard-status-with-annotation-selector=kwok.x-k8s.io/status=custom',
+      `--server-address=127.0.0.1:${kwokPort}`,
+      '--node-lease-duration-seconds=40',
+      '--enable-crds=',
+    ]);
+    await Promise.all([
+      this.waitFor(kcm, async () => (await get({ url: `https://127.0.0.1:${kcmPort}/healthz` })).status === 200),
+      this.waitFor(scheduler, async () => (await get({ url: `https://127.0.0.1:${schedPort}/healthz` })).status === 200),
+      this.waitFor(kwok, async () => (await get({ url: `http://127.0.0.1:${kwokPort}/healthz` })).status === 200),
+    ]);
+
+    await this.bootstrapObjects(repoRoot);
+    this.log(`control plane ready in ${((Date.now() - started) / 1000).toFixed(1)}s at ${this.server} (kubeconfig ${this.kubeconfigPath})`);
+  }
+
+  private spawn(bin: string, name: string, args: string[]): ManagedProcess {
+    const p = new ManagedProcess(name, path.join(bin, name), args, path.join(this.workDir, 'logs', `${name}.log`));
+    p.start();
+    this.processes.push(p);
+    return p;
+  }
+
+  private async waitFor(p: ManagedProcess, ready: () => Promise<boolean>) {
+    const deadline = Date.now() + (this.options.readyTimeoutMs ?? 120_000);
+    for (;;) {
+      p.assertRunning();
+      try {
+        if (await ready()) return;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) {
+        throw new Error(`${p.name} did not become ready; last log lines:\n${p.tail()}`);
+      }
+      await sleep(200);
+    }
+  }
+
+  kubeconfig(): string {
+    return yaml.dump({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [
+        {
+          name: 'local',
+          cluster: {
+            server: this.server,
+            'certificate-authority-data': fs.readFileSync(this.pki!.caCert).toString('base64'),
+          },
+        },
+      ],
+      users: [{ name: 'admin', user: { token: this.pki!.adminToken } }],
+      contexts: [{ name: 'local', context: { cluster: 'local', user: 'admin', namespace: 'default' } }],
+      'current-context': 'local',
+    });
+  }
+
+  /** Authenticated JSON requests as the cluster admin. */
+  get api(): ApiRequester {
+    return (this.requester ??= new ApiRequester(
+      this.server,
+      fs.readFileSync(this.pki!.caCert, 'utf8'),
+      this.pki!.adminToken,
+    ));
+  }
+
+  request(method: string, urlPath: string, body?: unknown, contentType?: string) {
+    return this.api.request(method, urlPath, body, contentType);
+  }
+
+  apply(obj: any) {
+    return this.api.apply(obj);
+  }
+
+  private async bootstrapObjects(repoRoot: string) {
+    for (const name of ['kwok-volume', 'standard', 'gp2']) {
+      await this.apply({
+        apiVersion: 'storage.k8s.io/v1',
+        kind: 'StorageClass',
+        metadata: {
+          name,
+          annotations:
+            name === 'standard' ? { 'storageclass.kubernetes.io/is-default-class': 'true' } : {},
+        },
+        provisioner: 'kwok.x-k8s.io/volume',
+        reclaimPolicy: 'Delete',
+        volumeBindingMode: 'Immediate',
+      });
+    }
+    for (const node of FAKE_NODES) {
+      const manifest = fakeNodeManifest(node);
+      await this.apply(manifest);
+    }
+    await this.installCrds(this.options.crdDir ?? path.join(repoRoot, 'deploy', 'crds'));
+    await this.until('fake nodes Ready', async () => {
+      const res = await this.request('GET', '/api/v1/nodes');
+      const ready = (res.body.items ?? []).filter((n: any) =>
+        (n.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True'),
+      );
+      return ready.length === FAKE_NODES.length;
+    });
+    await this.until('default ServiceAccount', async () =>
+      (await this.request('GET', '/api/v1/namespaces/default/serviceaccounts/default')).status === 200,
+    );
+  }
+
+  async installCrds(dir: string) {
+    if (!fs.existsSync(dir)) return;
+    for (const file of fs.readdirSync(dir).filter(f => /\.ya?ml$/.test(f)).sort()) {
+      for (const doc of yaml.loadAll(fs.readFileSync(path.join(dir, file), 'utf8'))) {
+        const crd = doc as any;
+        if (crd?.kind !== 'CustomResourceDefinition') continue;
+        await this.apply(crd);
+        await this.until(`CRD ${crd.metadata.name} established`, async () => {
+          const r = await this.request(
+            'GET',
+            `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,
+          );
+          return (r.body.status?.conditions ?? []).some(
+            (c: any) => c.type === 'Established' && c.status === 'True',
+          );
+        });
+      }
+    }
+  }
+
+  async until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      for (const p of this.processes) p.assertRunning();
+      if (await check()) return;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await sleep(200);
+    }
+  }
+
+  /** Stops every component (newest first) and removes the work dir. */
+  async stop(): Promise<void> {
+    for (const p of [...this.processes].reverse()) {
+      await p.stop();
+    }
+    this.removeExitHook?.();
+    if (!this.options.keepWorkDir && !this.options.workDir) {
+      fs.rmSync(this.workDir, { recursive: true, force: true });
+    }
+  }
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env -S npx tsx
+/* eslint-disable no-console */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { LocalCluster } from './LocalCluster';
+
+const usage = `usage:
+  local-cluster start [--kubeconfig-out FILE]   run until interrupted
+  local-cluster run -- COMMAND [ARGS...]          run COMMAND with KUBECONFIG set, then stop
+  local-cluster build                             only build the binaries`;
+
+async function main(argv: string[]) {
+  const [cmd, ...rest] = argv;
+  if (cmd === 'build') {
+    const { ensureBinaries } = await import('./LocalCluster');
+    console.log(ensureBinaries());
+    return 0;
+  }
+  if (cmd !== 'start' && cmd !== 'run') {
+    console.error(usage);
+    return 2;
+  }
+  const cluster = await LocalCluster.start();
+  const env = {
+    ...process.env,
+    KUBECONFIG: cluster.kubeconfigPath,
+    CV_TEST_KUBECONFIG: cluster.kubeconfigPath,
+  };
+  let stopping: Promise<void> | undefined;
+  const stop = () => (stopping ??= cluster.stop());
+  if (cmd === 'start') {
+    const outIdx = rest.indexOf('--kubeconfig-out');
+    if (outIdx >= 0 && rest[outIdx + 1]) {
+      fs.writeFileSync(rest[outIdx + 1], cluster.kubeconfig(), { mode: 0o600 });
+    }
+    console.log(`KUBECONFIG=${cluster.kubeconfigPath}`);
+    await new Promise<void>(resolve => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await stop();
+    return 0;
+  }
+  const sep = rest.indexOf('--');
+  const command = sep >= 0 ? rest.slice(sep + 1) : rest;
+  if (command.length === 0) {
+    await stop();
+    console.error(usage);
+    return 2;
+  }
+  const child = spawn(command[0], command.slice(1), { stdio: 'inherit', env });
+  const forward = (sig: NodeJS.Signals) => child.kill(sig);
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  const code = await new Promise<number>(resolve =>
+    child.on('exit', (c, s) => resolve(c ?? (s ? 1 : 0))),
+  );
+  await stop();
+  return code;
+}
+
+main(process.argv.slice(2)).then(
+  code => process.exit(code),
+  err => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);

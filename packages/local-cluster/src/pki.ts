@@ -1,0 +1,68 @@
+import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface Pki {
+  caCert: string;
+  servingCert: string;
+  servingKey: string;
+  serviceAccountKey: string;
+  serviceAccountPub: string;
+  tokenFile: string;
+  adminToken: string;
+}
+
+function openssl(args: string[], cwd: string) {
+  execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+/**
+ * Creates a throw-away CA, a serving certificate for 127.0.0.1/localhost and the
+ * in-cluster names, a service-account signing key and a static admin token.
+ * Keys are P-256: generation is instant and every component accepts them.
+ */
+export function createPki(dir: string): Pki {
+  fs.mkdirSync(dir, { recursive: true });
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  openssl(
+    ['req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '30', '-subj', '/CN=cv-local-cluster-ca'],
+    dir,
+  );
+  openssl(
+    ['req', ...ec, '-keyout', 'apiserver.key', '-out', 'apiserver.csr', '-subj', '/CN=kube-apiserver'],
+    dir,
+  );
+  fs.writeFileSync(
+    path.join(dir, 'san.ext'),
+    'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,IP:10.96.0.1\n' +
+      'extendedKeyUsage=serverAuth\n',
+  );
+  openssl(
+    ['x509', '-req', '-in', 'apiserver.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial',
+      '-out', 'apiserver.crt', '-days', '30', '-extfile', 'san.ext'],
+    dir,
+  );
+  const sa = generateKeyPairSync('ec', {
+    namedCurve: 'prime256v1',
+    privateKeyEncoding: { type: 'sec1', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
+  fs.writeFileSync(path.join(dir, 'sa.key'), sa.privateKey, { mode: 0o600 });
+  fs.writeFileSync(path.join(dir, 'sa.pub'), sa.publicKey);
+  const adminToken = randomBytes(24).toString('hex');
+  fs.writeFileSync(
+    path.join(dir, 'tokens.csv'),
+    `${adminToken},admin,admin-uid,"system:masters"\n`,
+    { mode: 0o600 },
+  );
+  return {
+    caCert: path.join(dir, 'ca.crt'),
+    servingCert: path.join(dir, 'apiserver.crt'),
+    servingKey: path.join(dir, 'apiserver.key'),
+    serviceAccountKey: path.join(dir, 'sa.key'),
+    serviceAccountPub: path.join(dir, 'sa.pub'),
+    tokenFile: path.join(dir, 'tokens.csv'),
+    adminToken,
+  };
+}

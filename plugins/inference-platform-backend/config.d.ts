@@ -1,0 +1,34 @@
+export interface Config {
+  /** Configuration of the inference-platform plugin and its embedded operator. */
+  inferencePlatform?: {
+    kubernetes?: {
+      /**
+       * Path of a kubeconfig file. When neither this nor `inCluster` is set,
+       * the default loading rules apply (KUBECONFIG, ~/.kube/config, in-cluster).
+       */
+      kubeconfigPath?: string;
+      /** Use the pod's service account. Default: false. */
+      inCluster?: boolean;
+      /** Context to use from the kubeconfig. Default: its current context. */
+      context?: string;
+    };
+    /** Namespaces to watch. Default: all namespaces. */
+    namespaces?: string[];
+    operator?: {
+      /** Run the reconcile loop in this backend. Default: true. */
+      enabled?: boolean;
+      /** Concurrent reconcile workers. Default: 4. */
+      workers?: number;
+      leaderElection?: {
+        /** Only the Lease holder reconciles. Default: true. */
+        enabled?: boolean;
+        /** Default: inference-platform-operator. */
+        leaseName?: string;
+        /** Default: default. */
+        leaseNamespace?: string;
+        /** Default: 15. */
+        leaseDurationSeconds?: number;
+      };
+    };
+  };
+}

@@ -1,0 +1,7 @@
+/**
+ * Isomorphic pieces shared by the inference-platform frontend and backend.
+ *
+ * @packageDocumentation
+ */
+export * from './permissions';
+export * from '@cv-platform/inference-platform-api';

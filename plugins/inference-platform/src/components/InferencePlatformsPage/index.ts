@@ -1,0 +1,1 @@
+export { InferencePlatformsPage } from './InferencePlatformsPage';

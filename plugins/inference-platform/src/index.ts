@@ -1,0 +1,6 @@
+/**
+ * Live dashboard of InferencePlatforms for Backstage.
+ *
+ * @packageDocumentation
+ */
+export { inferencePlatformPlugin, InferencePlatformsPage } from './plugin';

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The one test command: installs what is missing, builds the local control
+# plane (cached outside the repo), starts it once for the whole run, runs every
+# package's tests against it, then the portal smoke test.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+bash scripts/ensure-deps.sh
+bash tools/control-plane/build.sh >/dev/null
+export CI=true
+npx tsx packages/local-cluster/src/cli.ts run -- npx backstage-cli repo test --maxWorkers=2
+npx tsx scripts/smoke.ts
