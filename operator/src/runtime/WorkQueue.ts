@@ -71,16 +71,34 @@ export class WorkQueue {
     return this.rateLimiter.retries(item);
   }
 
-  /** Next item, or undefined once shut down. Call done(item) when finished. */
-  get(): Promise<string | undefined> {
+  /**
+   * Next item, or undefined once shut down or when the signal aborts (the
+   * caller then owns nothing). Call done(item) when finished with an item.
+   */
+  get(signal?: AbortSignal): Promise<string | undefined> {
     if (this.queue.length > 0) {
       const item = this.queue.shift()!;
       this.dirty.delete(item);
       this.processing.add(item);
       return Promise.resolve(item);
     }
-    if (this.shuttingDown) return Promise.resolve(undefined);
-    return new Promise(resolve => this.waiters.push(resolve));
+    if (this.shuttingDown || signal?.aborted) return Promise.resolve(undefined);
+    return new Promise(resolve => {
+      let onAbort = () => {};
+      const waiter = (item: string | undefined) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(item);
+      };
+      onAbort = () => {
+        const i = this.waiters.indexOf(waiter);
+        if (i >= 0) {
+          this.waiters.splice(i, 1);
+          resolve(undefined);
+        }
+      };
+      this.waiters.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
   }
 
   done(item: string): void {

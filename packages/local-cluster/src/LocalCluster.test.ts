@@ -7,6 +7,8 @@ import {
 import { LocalCluster } from './LocalCluster';
 import { GPU_PRODUCT_LABEL, GPU_RESOURCE, LOCAL_GPU_PRODUCT } from './fakeNodes';
 
+jest.setTimeout(120_000);
+
 const api = testApi();
 let ns: string;
 

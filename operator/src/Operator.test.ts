@@ -1,0 +1,324 @@
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
+import { UNREACHABLE_MODEL_HOST_SUFFIX } from '@cv-platform/local-cluster';
+import { Operator } from './Operator';
+import {
+  api,
+  condition,
+  createPlatform,
+  eventually,
+  get,
+  getPlatform,
+  newOperator,
+  patchPlatform,
+  platformPath,
+  sample,
+  waitForPhase,
+  withNamespace,
+} from './__testUtils__/operatorTestEnv';
+
+jest.setTimeout(120_000);
+
+let operators: Operator[] = [];
+function start(op: Operator) {
+  operators.push(op);
+  return op.start().then(() => op);
+}
+afterEach(async () => {
+  await Promise.all(operators.map(o => o.stop()));
+  operators = [];
+});
+
+const sts = (ns: string, name: string) => get(`/apis/apps/v1/namespaces/${ns}/statefulsets/${name}`);
+const deploy = (ns: string, name: string) => get(`/apis/apps/v1/namespaces/${ns}/deployments/${name}`);
+
+describe('InferencePlatform operator', () => {
+  it('rolls out the seed sample: Qdrant first, then inference, then Ready', async () => {
+    await withNamespace('op-sample', async ns => {
+      const created = await createPlatform(sample(ns));
+      const op = await start(newOperator(ns));
+      const ready = await waitForPhase(ns, 'image-retrieval-prod', 'Ready');
+
+      const owner = { kind: 'InferencePlatform', name: 'image-retrieval-prod', uid: created.metadata.uid, controller: true };
+      for (const path of [
+        `/api/v1/namespaces/${ns}/services/image-retrieval-prod-qdrant-headless`,
+        `/api/v1/namespaces/${ns}/services/image-retrieval-prod-qdrant`,
+        `/apis/apps/v1/namespaces/${ns}/statefulsets/image-retrieval-prod-qdrant`,
+        `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets/image-retrieval-prod-qdrant`,
+        `/api/v1/namespaces/${ns}/configmaps/image-retrieval-prod-inference-config`,
+        `/apis/apps/v1/namespaces/${ns}/deployments/image-retrieval-prod-inference`,
+        `/api/v1/namespaces/${ns}/services/image-retrieval-prod-inference`,
+      ]) {
+        const res = await get(path);
+        expect(res.status).toBe(200);
+        expect(res.body.metadata.ownerReferences).toEqual([expect.objectContaining(owner)]);
+      }
+      const s = (await sts(ns, 'image-retrieval-prod-qdrant')).body;
+      expect(s.spec.template.spec.containers[0].image).toBe('qdrant/qdrant:v1.6.0');
+      expect(s.spec.volumeClaimTemplates[0].spec).toMatchObject({
+        storageClassName: 'gp2',
+        resources: { requests: { storage: '10Gi' } },
+      });
+      expect(s.spec.podManagementPolicy).toBe('OrderedReady');
+      const d = (await deploy(ns, 'image-retrieval-prod-inference')).body;
+      expect(d.spec.template.spec.initContainers[0]).toMatchObject({
+        name: 'model-loader',
+        env: expect.arrayContaining([{ name: 'MODEL_URL', value: 's3://models/resnet50-v2-7.onnx' }]),
+      });
+      expect(d.spec.template.spec.containers[0].resources).toEqual({
+        requests: { cpu: '1', memory: '2Gi' },
+        limits: { cpu: '2', memory: '4Gi' },
+      });
+      expect(d.spec.template.spec.containers[0].env).toEqual(
+        expect.arrayContaining([
+          { name: 'QDRANT_URL', value: `http://image-retrieval-prod-qdrant.${ns}.svc:6333` },
+        ]),
+      );
+
+      expect(ready.status).toMatchObject({
+        qdrantReplicas: 3,
+        qdrantReadyReplicas: 3,
+        inferenceReplicas: 5,
+        inferenceReadyReplicas: 5,
+        qdrantReadiness: '3/3',
+        inferenceReadiness: '5/5',
+      });
+      for (const type of ['Ready', 'QdrantReady', 'InferenceReady', 'ModelLoaded']) {
+        expect(condition(ready, type)).toMatchObject({ status: 'True', observedGeneration: ready.metadata.generation });
+      }
+      // Simulated pods have no reachable Qdrant: said so, not retried hot.
+      expect(condition(ready, 'QdrantClusterReachable')).toMatchObject({ status: 'False', reason: 'ClusterInfoUnavailable' });
+
+      // The inference Deployment only appeared after every Qdrant peer was ready.
+      const events = await get(`/api/v1/namespaces/${ns}/events?fieldSelector=involvedObject.name%3Dimage-retrieval-prod`);
+      const reasons = events.body.items
+        .sort((a: any, b: any) => a.metadata.creationTimestamp.localeCompare(b.metadata.creationTimestamp))
+        .map((e: any) => `${e.reason}: ${e.message}`);
+      expect(reasons).toEqual(expect.arrayContaining(['Created: Created StatefulSet image-retrieval-prod-qdrant']));
+      const dep = d.metadata.creationTimestamp;
+      expect(dep >= s.metadata.creationTimestamp).toBe(true);
+      expect(op.reconciles).toBeGreaterThan(0);
+    });
+  });
+
+  it('issues zero writes when reconciling an unchanged platform', async () => {
+    await withNamespace('op-idem', async ns => {
+      await createPlatform(sample(ns, 'idem'));
+      const applied: string[] = [];
+      const logger = {
+        info: (m: string, meta?: object) => applied.push(`${m} ${JSON.stringify(meta)}`),
+        warn: () => {},
+        error: () => {},
+      };
+      const op = await start(newOperator(ns, { clusterInfoTtlMs: 3_600_000, logger }));
+      await waitForPhase(ns, 'idem', 'Ready');
+      // Let the caches catch up with our own last writes.
+      await eventually('quiet queue', async () => op.queue.length === 0 && op.queue.processingCount === 0);
+      await new Promise(r => setTimeout(r, 500));
+      const before = op.client.writes;
+      applied.length = 0;
+      await op.reconciler.reconcile(`${ns}/idem`);
+      await op.reconciler.reconcile(`${ns}/idem`);
+      expect({ writes: op.client.writes - before, applied }).toEqual({ writes: 0, applied: [] });
+    });
+  });
+
+  it('follows scaling through the CR and reverts kubectl scale on a child', async () => {
+    await withNamespace('op-scale', async ns => {
+      const p = sample(ns, 'scale');
+      p.spec.qdrant.replicas = 1;
+      p.spec.inference.replicas = 1;
+      await createPlatform(p);
+      await start(newOperator(ns));
+      await waitForPhase(ns, 'scale', 'Ready');
+
+      await patchPlatform(ns, 'scale', { spec: { qdrant: { replicas: 3 }, inference: { replicas: 4 } } });
+      const up = await waitForPhase(ns, 'scale', 'Ready');
+      expect(up.status).toMatchObject({ qdrantReadyReplicas: 3, inferenceReadyReplicas: 4 });
+      expect((await get(`/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets/scale-qdrant`)).status).toBe(200);
+
+      // The scale subresource, as `kubectl scale ipf/scale --replicas=2` does it.
+      const scaled = await api.request('PATCH', platformPath(ns, 'scale', 'scale'), { spec: { replicas: 2 } }, 'application/merge-patch+json');
+      expect(scaled.status).toBe(200);
+      await patchPlatform(ns, 'scale', { spec: { qdrant: { replicas: 1 } } });
+      const down = await waitForPhase(ns, 'scale', 'Ready');
+      expect(down.status).toMatchObject({ qdrantReadyReplicas: 1, inferenceReadyReplicas: 2 });
+      await eventually('PDB removed below 2 peers', async () =>
+        (await get(`/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets/scale-qdrant`)).status === 404,
+      );
+
+      // `kubectl scale sts scale-qdrant --replicas=5`: drift, reverted.
+      await api.request('PATCH', `/apis/apps/v1/namespaces/${ns}/statefulsets/scale-qdrant/scale`, { spec: { replicas: 5 } }, 'application/merge-patch+json');
+      await eventually('statefulset back to 1', async () => {
+        const s = (await sts(ns, 'scale-qdrant')).body;
+        return s.spec.replicas === 1 && s.metadata.annotations;
+      });
+      const drift = await get(`/api/v1/namespaces/${ns}/events?fieldSelector=reason%3DDriftCorrected`);
+      expect(drift.body.items.length).toBeGreaterThan(0);
+    });
+  });
+
+  it('reports a model that cannot be downloaded as Failed, then recovers when fixed', async () => {
+    await withNamespace('op-model', async ns => {
+      const p = sample(ns, 'badmodel');
+      p.spec.qdrant.replicas = 1;
+      p.spec.inference.replicas = 2;
+      p.spec.inference.modelUrl = `https://models${UNREACHABLE_MODEL_HOST_SUFFIX}/resnet.onnx`;
+      await createPlatform(p);
+      await start(newOperator(ns));
+      const failed = await waitForPhase(ns, 'badmodel', 'Failed');
+      expect(condition(failed, 'ModelLoaded')).toMatchObject({ status: 'False', reason: 'ModelDownloadFailed' });
+      expect(failed.status.message).toMatch(/model-loader failed \(CrashLoopBackOff\): .*model download failed/);
+      expect(condition(failed, 'Ready')).toMatchObject({ status: 'False' });
+
+      await patchPlatform(ns, 'badmodel', { spec: { inference: { modelUrl: 's3://models/resnet50-v2-7.onnx' } } });
+      const ready = await waitForPhase(ns, 'badmodel', 'Ready');
+      expect(condition(ready, 'ModelLoaded')).toMatchObject({ status: 'True', reason: 'ModelLoaded' });
+    });
+  });
+
+  it('places GPU servers on the GPU node and surfaces an impossible GPU type as Pending', async () => {
+    await withNamespace('op-gpu', async ns => {
+      const p = sample(ns, 'gpu');
+      p.spec.qdrant.replicas = 1;
+      p.spec.inference.replicas = 2;
+      p.spec.inference.gpu = { count: 1, type: 'NVIDIA-A100-SXM4-40GB' };
+      await createPlatform(p);
+      const bad = sample(ns, 'nogpu');
+      bad.spec.qdrant.replicas = 1;
+      bad.spec.inference.replicas = 1;
+      bad.spec.inference.gpu = { count: 1, type: 'NVIDIA-H200' };
+      await createPlatform(bad);
+      await start(newOperator(ns));
+
+      await waitForPhase(ns, 'gpu', 'Ready');
+      const pods = await get(`/api/v1/namespaces/${ns}/pods?labelSelector=cv.platform.tech%2Fplatform%3Dgpu,app.kubernetes.io%2Fcomponent%3Dinference`);
+      expect(pods.body.items).toHaveLength(2);
+      for (const pod of pods.body.items) expect(pod.spec.nodeName).toBe('kwok-gpu-b1');
+
+      const pending = await eventually('nogpu pending with reason', async () => {
+        const x = await getPlatform(ns, 'nogpu');
+        return x.status?.phase === 'Pending' && /unschedulable/.test(x.status.message) ? x : undefined;
+      });
+      expect(pending.status.message).toMatch(/node affinity/);
+      expect(condition(pending, 'InferenceReady')).toMatchObject({ status: 'False', reason: 'PodsUnschedulable' });
+    });
+  });
+
+  it('reads Qdrant cluster info into status when Qdrant answers', async () => {
+    // A Qdrant REST test double: GET /cluster in the shape of Qdrant's ClusterStatus.
+    const server = http.createServer((req, res) => {
+      if (req.url === '/cluster') {
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({
+          result: {
+            status: 'enabled',
+            peer_id: 11,
+            peers: { '11': { uri: 'http://p-0:6335/' }, '12': { uri: 'http://p-1:6335/' } },
+            raft_info: { term: 3, commit: 40, pending_operations: 0, leader: 11, role: 'Leader', is_voter: true },
+            consensus_thread_status: { consensus_thread_status: 'working' },
+            message_send_failures: {},
+          },
+          status: 'ok',
+          time: 0.0001,
+        }));
+      } else {
+        res.statusCode = 404;
+        res.end();
+      }
+    });
+    await new Promise<void>(r => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      await withNamespace('op-qdrant', async ns => {
+        const p = sample(ns, 'clustered');
+        p.spec.qdrant.replicas = 2;
+        p.spec.inference.replicas = 1;
+        await createPlatform(p);
+        await start(newOperator(ns, { qdrantUrl: () => `http://127.0.0.1:${port}` }));
+        const ready = await eventually('cluster info', async () => {
+          const x = await getPlatform(ns, 'clustered');
+          return x.status?.qdrantCluster?.reachable ? x : undefined;
+        });
+        expect(ready.status.qdrantCluster).toEqual({
+          reachable: true,
+          peerId: '11',
+          peers: [{ id: '11', uri: 'http://p-0:6335/' }, { id: '12', uri: 'http://p-1:6335/' }],
+          raftLeader: '11',
+          raftTerm: 3,
+          pendingOperations: 0,
+        });
+        expect(condition(ready, 'QdrantClusterReachable')).toMatchObject({ status: 'True' });
+      });
+    } finally {
+      server.close();
+    }
+  });
+
+  it('garbage-collects every child when the platform is deleted', async () => {
+    await withNamespace('op-delete', async ns => {
+      const p = sample(ns, 'gone');
+      p.spec.qdrant.replicas = 2;
+      p.spec.inference.replicas = 1;
+      await createPlatform(p);
+      await start(newOperator(ns));
+      await waitForPhase(ns, 'gone', 'Ready');
+      expect((await api.request('DELETE', platformPath(ns, 'gone'))).status).toBe(200);
+      await eventually('children gone', async () => {
+        const checks = await Promise.all([
+          sts(ns, 'gone-qdrant'),
+          deploy(ns, 'gone-inference'),
+          get(`/api/v1/namespaces/${ns}/services/gone-qdrant`),
+          get(`/api/v1/namespaces/${ns}/configmaps/gone-inference-config`),
+        ]);
+        return checks.every(c => c.status === 404);
+        // The garbage collector discovers a new CRD's kind on its own schedule.
+      }, 90_000);
+    });
+  });
+
+  it('converges after an operator restart mid-rollout', async () => {
+    await withNamespace('op-restart', async ns => {
+      await createPlatform(sample(ns, 'restart'));
+      const first = await start(newOperator(ns));
+      await eventually('qdrant created', async () => (await sts(ns, 'restart-qdrant')).status === 200);
+      await first.stop();
+      operators = operators.filter(o => o !== first);
+      const second = await start(newOperator(ns));
+      const ready = await waitForPhase(ns, 'restart', 'Ready');
+      expect(ready.status.inferenceReadyReplicas).toBe(5);
+      expect(second.reconciles).toBeGreaterThan(0);
+    });
+  });
+
+  it('lets only the leader write, and a standby takes over', async () => {
+    await withNamespace('op-leader', async ns => {
+      const le = (identity: string) => ({
+        enabled: true,
+        leaseNamespace: ns,
+        leaseName: 'ipf-operator',
+        identity,
+        leaseDurationSeconds: 3,
+        retryPeriodMs: 300,
+      });
+      const a = await start(newOperator(ns, { leaderElection: le('a') }));
+      await eventually('a leads', async () => a.isLeader());
+      const b = await start(newOperator(ns, { leaderElection: le('b') }));
+      await createPlatform(sample(ns, 'led'));
+      await waitForPhase(ns, 'led', 'Ready');
+      expect(b.isLeader()).toBe(false);
+      expect(b.reconciles).toBe(0);
+      expect(a.reconciles).toBeGreaterThan(0);
+
+      await a.stop();
+      operators = operators.filter(o => o !== a);
+      await eventually('b takes over', async () => b.isLeader(), 20_000);
+      const lease = await get(`/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/ipf-operator`);
+      expect(lease.body.spec.holderIdentity).toBe('b');
+      await patchPlatform(ns, 'led', { spec: { inference: { replicas: 2 } } });
+      const ready = await waitForPhase(ns, 'led', 'Ready');
+      expect(ready.status.inferenceReadyReplicas).toBe(2);
+      expect(b.reconciles).toBeGreaterThan(0);
+    });
+  });
+});

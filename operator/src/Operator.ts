@@ -1,0 +1,235 @@
+import { setMaxListeners } from 'node:events';
+import os from 'node:os';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { InferencePlatform } from '@cv-platform/inference-platform-api';
+import { KubeClient } from './kube/KubeClient';
+import { Logger, noopLogger } from './logger';
+import { EventRecorder } from './events/EventRecorder';
+import { OperatorMetrics } from './metrics/OperatorMetrics';
+import { LeaderElector } from './leader/LeaderElector';
+import { WorkQueue } from './runtime/WorkQueue';
+import { InformerEventType, objectKey } from './runtime/Informer';
+import { Resources, SharedInformer } from './runtime/SharedInformers';
+import { Caches, PlatformReconciler } from './reconcile/PlatformReconciler';
+import { LABEL_PLATFORM, MANAGED_BY } from './reconcile/labels';
+import { QdrantAdminClient } from './qdrant/QdrantAdminClient';
+
+export interface OperatorOptions {
+  kubeConfig: KubeConfig;
+  /** Namespaces to watch; all when empty. */
+  namespaces?: string[];
+  /** Reconcile (true) or only watch and serve reads (false). Default true. */
+  reconcile?: boolean;
+  workers?: number;
+  leaderElection?: {
+    enabled: boolean;
+    leaseName?: string;
+    leaseNamespace?: string;
+    identity?: string;
+    leaseDurationSeconds?: number;
+    retryPeriodMs?: number;
+  };
+  logger?: Logger;
+  /** Override where a platform's Qdrant REST API is reached (tests, port-forwards). */
+  qdrantUrl?: (p: InferencePlatform) => string;
+  clusterInfoTtlMs?: number;
+  /** Re-reconcile every platform this often (level-based safety net). Default 10 min. */
+  resyncPeriodMs?: number;
+}
+
+export interface PlatformEvent {
+  type: InformerEventType;
+  platform: InferencePlatform;
+}
+
+const CONTROLLER = 'inferenceplatform';
+
+/**
+ * The InferencePlatform operator: shared informers feed a deduplicating,
+ * rate-limited work queue drained by a bounded pool of workers; with leader
+ * election only the Lease holder runs workers, while every instance keeps its
+ * caches warm to serve reads and the live feed.
+ */
+export class Operator {
+  readonly client: KubeClient;
+  readonly metrics = new OperatorMetrics();
+  readonly queue = new WorkQueue();
+  readonly caches: Caches;
+  readonly reconciler: PlatformReconciler;
+  private readonly logger: Logger;
+  private readonly listeners = new Set<(e: PlatformEvent) => void>();
+  private elector?: LeaderElector;
+  private abort?: AbortController;
+  private workersAbort?: AbortController;
+  private running: Promise<unknown>[] = [];
+  private workerLoops: Promise<void>[] = [];
+  private resyncTimer?: NodeJS.Timeout;
+  reconciles = 0;
+
+  constructor(private readonly options: OperatorOptions) {
+    this.logger = options.logger ?? noopLogger;
+    this.client = new KubeClient(options.kubeConfig);
+    const ns = options.namespaces;
+    const owned = `${LABEL_PLATFORM},app.kubernetes.io/managed-by=${MANAGED_BY}`;
+    const mk = (ref: (typeof Resources)[keyof typeof Resources], selector?: string) =>
+      new SharedInformer(this.client, ref, ns, selector, this.logger);
+    this.caches = {
+      platforms: mk(Resources.inferencePlatforms),
+      statefulSets: mk(Resources.statefulSets, owned),
+      deployments: mk(Resources.deployments, owned),
+      services: mk(Resources.services, owned),
+      configMaps: mk(Resources.configMaps, owned),
+      pvcs: mk(Resources.pvcs, LABEL_PLATFORM),
+      pdbs: mk(Resources.pdbs, owned),
+      pods: mk(Resources.pods, LABEL_PLATFORM),
+    };
+    this.reconciler = new PlatformReconciler({
+      client: this.client,
+      caches: this.caches,
+      recorder: new EventRecorder(this.client, 'inference-platform-operator', this.logger),
+      logger: this.logger,
+      metrics: this.metrics,
+      qdrant: new QdrantAdminClient(),
+      qdrantUrl: options.qdrantUrl,
+      clusterInfoTtlMs: options.clusterInfoTtlMs,
+    });
+    this.wireEventHandlers();
+  }
+
+  private wireEventHandlers() {
+    this.caches.platforms.on((type, obj, old) => {
+      // Our own status writes change nothing we reconcile from.
+      const specUnchanged =
+        type === 'MODIFIED' &&
+        old?.metadata.generation === obj.metadata.generation &&
+        old?.metadata.deletionTimestamp === obj.metadata.deletionTimestamp;
+      if (!specUnchanged) this.queue.add(objectKey(obj));
+      for (const l of this.listeners) l({ type, platform: obj });
+    });
+    const byOwner = (_t: InformerEventType, obj: any) => {
+      const name = obj.metadata.labels?.[LABEL_PLATFORM];
+      if (name) this.queue.add(`${obj.metadata.namespace}/${name}`);
+    };
+    for (const key of ['statefulSets', 'deployments', 'services', 'configMaps', 'pvcs', 'pdbs', 'pods'] as const) {
+      this.caches[key].on(byOwner);
+    }
+  }
+
+  /** Subscribes to platform changes (from the shared informer cache); returns an unsubscribe. */
+  subscribe(listener: (e: PlatformEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  platforms(): InferencePlatform[] {
+    return this.caches.platforms.list();
+  }
+
+  platform(namespace: string, name: string): InferencePlatform | undefined {
+    return this.caches.platforms.get(namespace, name);
+  }
+
+  isLeader(): boolean {
+    return this.elector ? this.elector.isLeader() : this.options.reconcile !== false;
+  }
+
+  async start(): Promise<void> {
+    if (this.abort) return;
+    this.abort = new AbortController();
+    const signal = this.abort.signal;
+    // Every informer's watch and the elector listen on this one signal.
+    setMaxListeners(100, signal);
+    for (const c of Object.values(this.caches)) this.running.push(c.run(signal));
+    await Promise.all(Object.values(this.caches).map(c => c.waitForSync()));
+    this.logger.info('Informer caches synced', { platforms: this.platforms().length });
+    if (this.options.reconcile === false) return;
+    const le = this.options.leaderElection;
+    if (le?.enabled) {
+      this.elector = new LeaderElector(
+        this.client,
+        {
+          namespace: le.leaseNamespace ?? 'default',
+          name: le.leaseName ?? 'inference-platform-operator',
+          identity: le.identity ?? `${os.hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
+          leaseDurationSeconds: le.leaseDurationSeconds,
+          retryPeriodMs: le.retryPeriodMs,
+          logger: this.logger,
+        },
+        {
+          onStartedLeading: () => this.startWorkers(),
+          onStoppedLeading: () => void this.stopWorkers(),
+        },
+      );
+      this.running.push(this.elector.run(signal));
+    } else {
+      this.startWorkers();
+    }
+  }
+
+  private startWorkers() {
+    if (this.workersAbort) return;
+    this.workersAbort = new AbortController();
+    // Leadership may have changed hands: take a fresh look at everything.
+    for (const p of this.platforms()) this.queue.add(objectKey(p));
+    const n = this.options.workers ?? 4;
+    this.workerLoops = Array.from({ length: n }, () => this.worker(this.workersAbort!.signal));
+    const period = this.options.resyncPeriodMs ?? 600_000;
+    this.resyncTimer = setInterval(() => {
+      for (const p of this.platforms()) this.queue.add(objectKey(p));
+    }, period);
+    this.resyncTimer.unref?.();
+  }
+
+  private async stopWorkers() {
+    const ac = this.workersAbort;
+    if (!ac) return;
+    this.workersAbort = undefined;
+    ac.abort();
+    clearInterval(this.resyncTimer);
+    await Promise.all(this.workerLoops);
+  }
+
+  private async worker(signal: AbortSignal) {
+    while (!signal.aborted) {
+      const key = await this.queue.get(signal);
+      if (key === undefined) return;
+      this.metrics.queueDepth.set({ name: CONTROLLER }, this.queue.length);
+      const end = this.metrics.reconcileDuration.startTimer({ controller: CONTROLLER });
+      const endWork = this.metrics.workDuration.startTimer({ name: CONTROLLER });
+      try {
+        this.reconciles++;
+        const result = await this.reconciler.reconcile(key);
+        if (result.requeueWithBackoff) {
+          this.queue.addRateLimited(key);
+          this.metrics.reconcileTotal.inc({ controller: CONTROLLER, result: 'requeue' });
+        } else {
+          this.queue.forget(key);
+          if (result.requeueAfterMs) this.queue.addAfter(key, result.requeueAfterMs);
+          this.metrics.reconcileTotal.inc({
+            controller: CONTROLLER,
+            result: result.requeueAfterMs ? 'requeue_after' : 'success',
+          });
+        }
+      } catch (e) {
+        this.metrics.reconcileTotal.inc({ controller: CONTROLLER, result: 'error' });
+        this.metrics.reconcileErrors.inc({ controller: CONTROLLER });
+        this.logger.warn(`Reconcile of ${key} failed, retrying with backoff: ${e instanceof Error ? e.message : e}`);
+        this.queue.addRateLimited(key);
+      } finally {
+        end();
+        endWork();
+        this.queue.done(key);
+      }
+    }
+  }
+
+  /** Stops workers (finishing in-flight reconciles), releases the Lease, stops watches. */
+  async stop(): Promise<void> {
+    await this.stopWorkers();
+    this.abort?.abort();
+    this.queue.shutDown();
+    await Promise.allSettled(this.running);
+    this.abort = undefined;
+    this.running = [];
+  }
+}

@@ -1,0 +1,77 @@
+import {
+  createTestNamespace,
+  deleteTestNamespace,
+  eventually,
+  testApi,
+  testKubeconfigPath,
+} from '@cv-platform/local-cluster';
+import { InferencePlatform, sampleInferencePlatform } from '@cv-platform/inference-platform-api';
+import { loadKubeConfig } from '../kube/loadKubeConfig';
+import { Operator, OperatorOptions } from '../Operator';
+
+export const api = testApi();
+export { eventually };
+
+const PLATFORMS = '/apis/cv.platform.tech/v1alpha1';
+
+export function platformPath(ns: string, name?: string, sub?: string) {
+  return `${PLATFORMS}/namespaces/${ns}/inferenceplatforms${name ? `/${name}` : ''}${sub ? `/${sub}` : ''}`;
+}
+
+export async function createPlatform(p: InferencePlatform): Promise<any> {
+  const res = await api.request('POST', platformPath(p.metadata.namespace!), p);
+  if (res.status >= 300) throw new Error(`create failed: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+export async function getPlatform(ns: string, name: string): Promise<any> {
+  return (await api.request('GET', platformPath(ns, name))).body;
+}
+
+export async function patchPlatform(ns: string, name: string, patch: unknown) {
+  const res = await api.request('PATCH', platformPath(ns, name), patch, 'application/merge-patch+json');
+  if (res.status >= 300) throw new Error(`patch failed: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+export async function get(path: string) {
+  return api.request('GET', path);
+}
+
+export function sample(ns: string, name = 'image-retrieval-prod'): InferencePlatform {
+  return sampleInferencePlatform(name, ns);
+}
+
+/** An operator watching only the test's namespace, with a short cluster-info TTL. */
+export function newOperator(ns: string, extra: Partial<OperatorOptions> = {}): Operator {
+  return new Operator({
+    kubeConfig: loadKubeConfig({ kubeconfigPath: testKubeconfigPath() }),
+    namespaces: [ns],
+    workers: 2,
+    clusterInfoTtlMs: 1000,
+    ...extra,
+  });
+}
+
+export async function waitForPhase(ns: string, name: string, phase: string, timeoutMs = 60_000) {
+  return eventually(
+    `${name} phase ${phase}`,
+    async () => {
+      const p = await getPlatform(ns, name);
+      return p.status?.phase === phase && p.status?.observedGeneration === p.metadata.generation ? p : undefined;
+    },
+    timeoutMs,
+  );
+}
+
+export async function withNamespace(prefix: string, fn: (ns: string) => Promise<void>) {
+  const ns = await createTestNamespace(api, prefix);
+  try {
+    await fn(ns);
+  } finally {
+    await deleteTestNamespace(api, ns);
+  }
+}
+
+export const condition = (p: any, type: string) =>
+  (p.status?.conditions ?? []).find((c: any) => c.type === type);

@@ -1,0 +1,70 @@
+#!/usr/bin/env -S npx tsx
+/**
+ * Standalone operator: in-cluster (service account) or against a kubeconfig.
+ *
+ *   inference-platform-operator [--kubeconfig FILE] [--namespace NS]... [--no-leader-elect]
+ *                               [--workers N] [--metrics-port 8080]
+ */
+import http from 'node:http';
+import { Operator } from './Operator';
+import { loadKubeConfig } from './kube/loadKubeConfig';
+import { consoleLogger } from './logger';
+
+function parseArgs(argv: string[]) {
+  const out = { namespaces: [] as string[], leaderElect: true, workers: 4, metricsPort: 8080, kubeconfig: undefined as string | undefined };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--kubeconfig') out.kubeconfig = argv[++i];
+    else if (a === '--namespace') out.namespaces.push(argv[++i]);
+    else if (a === '--no-leader-elect') out.leaderElect = false;
+    else if (a === '--workers') out.workers = Number(argv[++i]);
+    else if (a === '--metrics-port') out.metricsPort = Number(argv[++i]);
+    else throw new Error(`unknown argument ${a}`);
+  }
+  return out;
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const logger = consoleLogger();
+  const inCluster = !args.kubeconfig && !process.env.KUBECONFIG && !!process.env.KUBERNETES_SERVICE_HOST;
+  const kubeConfig = loadKubeConfig({ kubeconfigPath: args.kubeconfig, inCluster });
+  const operator = new Operator({
+    kubeConfig,
+    namespaces: args.namespaces,
+    workers: args.workers,
+    leaderElection: {
+      enabled: args.leaderElect,
+      leaseNamespace: process.env.POD_NAMESPACE ?? 'default',
+      identity: process.env.POD_NAME,
+    },
+    logger,
+  });
+  const server = http.createServer(async (req, res) => {
+    if (req.url === '/metrics') {
+      res.setHeader('Content-Type', operator.metrics.registry.contentType);
+      res.end(await operator.metrics.registry.metrics());
+    } else if (req.url === '/healthz' || req.url === '/readyz') {
+      res.end('ok');
+    } else {
+      res.statusCode = 404;
+      res.end();
+    }
+  });
+  server.listen(args.metricsPort);
+  await operator.start();
+  logger.info('Operator started', { namespaces: args.namespaces.length ? args.namespaces : 'all' });
+  const shutdown = async (signal: string) => {
+    logger.info(`Received ${signal}, shutting down`);
+    await operator.stop();
+    server.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch(e => {
+  process.stderr.write(`E ${e instanceof Error ? e.stack : e}\n`);
+  process.exit(1);
+});

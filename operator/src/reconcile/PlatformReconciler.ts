@@ -1,0 +1,272 @@
+import { createHash } from 'node:crypto';
+import {
+  InferencePlatform,
+  QdrantClusterInfo,
+  withDefaults,
+} from '@cv-platform/inference-platform-api';
+import { KubeApiError, KubeClient, resourcePath, ResourceRef } from '../kube/KubeClient';
+import { Logger } from '../logger';
+import { EventRecorder } from '../events/EventRecorder';
+import { OperatorMetrics } from '../metrics/OperatorMetrics';
+import { QdrantAdminClient } from '../qdrant/QdrantAdminClient';
+import { Resources, SharedInformer } from '../runtime/SharedInformers';
+import { computeStatus } from '../status/computeStatus';
+import { isSubset } from './isSubset';
+import { FIELD_MANAGER, LABEL_COMPONENT, LABEL_PLATFORM, names } from './labels';
+import {
+  qdrantClientService,
+  qdrantHeadlessService,
+  qdrantPodDisruptionBudget,
+  qdrantServiceUrl,
+  qdrantStatefulSet,
+} from './qdrantChildren';
+import {
+  inferenceConfigMap,
+  inferenceDeployment,
+  inferenceService,
+  modelPersistentVolumeClaim,
+} from './inferenceChildren';
+
+export const ANNOTATION_APPLIED_HASH = 'cv.platform.tech/applied-hash';
+
+export interface Caches {
+  platforms: SharedInformer;
+  statefulSets: SharedInformer;
+  deployments: SharedInformer;
+  services: SharedInformer;
+  configMaps: SharedInformer;
+  pvcs: SharedInformer;
+  pdbs: SharedInformer;
+  pods: SharedInformer;
+}
+
+export interface ReconcileResult {
+  /** Reconcile again after this long even if nothing changes. */
+  requeueAfterMs?: number;
+  /** Retry with the queue's per-item backoff (failures that need no error log). */
+  requeueWithBackoff?: boolean;
+}
+
+export interface ReconcilerOptions {
+  client: KubeClient;
+  caches: Caches;
+  recorder: EventRecorder;
+  logger: Logger;
+  metrics: OperatorMetrics;
+  qdrant?: QdrantAdminClient;
+  /** Where to reach a platform's Qdrant REST API (default: its client Service). */
+  qdrantUrl?: (p: InferencePlatform) => string;
+  /** How long a cluster-info answer is trusted before Qdrant is asked again. */
+  clusterInfoTtlMs?: number;
+  now?: () => Date;
+}
+
+type Child = { obj: any; ref: ResourceRef; cache: SharedInformer };
+
+function hashOf(obj: unknown): string {
+  return createHash('sha256').update(JSON.stringify(obj)).digest('hex').slice(0, 16);
+}
+
+/** Same content, whatever the key order the API server returned. */
+function sameStatus(a: unknown, b: unknown) {
+  return isSubset(a ?? {}, b ?? {}) && isSubset(b ?? {}, a ?? {});
+}
+
+/**
+ * One level-based pass for one platform: read the world from the caches,
+ * compute every desired child, apply only what differs (server-side apply
+ * with our field manager), then write status once if it changed.
+ */
+export class PlatformReconciler {
+  private readonly clusterInfo = new Map<string, { at: number; info: QdrantClusterInfo }>();
+  private readonly qdrant: QdrantAdminClient;
+
+  constructor(private readonly o: ReconcilerOptions) {
+    this.qdrant = o.qdrant ?? new QdrantAdminClient();
+  }
+
+  async reconcile(key: string): Promise<ReconcileResult> {
+    const [namespace, name] = key.split('/');
+    const { caches, logger } = this.o;
+    const p: InferencePlatform | undefined = caches.platforms.get(namespace, name);
+    if (!p || p.metadata.deletionTimestamp) {
+      // Children carry owner references; the garbage collector removes them.
+      this.clusterInfo.delete(key);
+      return {};
+    }
+    const spec = withDefaults(p.spec);
+    const sts = caches.statefulSets.get(namespace, names.qdrant(p));
+    const qdrantReady =
+      !!sts &&
+      (sts.status?.observedGeneration ?? 0) >= (sts.metadata.generation ?? 0) &&
+      (sts.status?.readyReplicas ?? 0) >= spec.qdrant.replicas;
+    const deployExists = !!caches.deployments.get(namespace, names.inference(p));
+
+    const children: Child[] = [
+      { obj: qdrantHeadlessService(p), ref: Resources.services, cache: caches.services },
+      { obj: qdrantClientService(p), ref: Resources.services, cache: caches.services },
+      { obj: qdrantStatefulSet(p, spec), ref: Resources.statefulSets, cache: caches.statefulSets },
+    ];
+    const pdb = qdrantPodDisruptionBudget(p, spec);
+    if (pdb) children.push({ obj: pdb, ref: Resources.pdbs, cache: caches.pdbs });
+    children.push({ obj: inferenceConfigMap(p, spec), ref: Resources.configMaps, cache: caches.configMaps });
+    const pvc = modelPersistentVolumeClaim(p, spec);
+    if (pvc) children.push({ obj: pvc, ref: Resources.pvcs, cache: caches.pvcs });
+    // Inference servers need Qdrant: they are first created once every peer is
+    // Ready; after that the Deployment stays (a Qdrant hiccup degrades, it does not tear down).
+    if (qdrantReady || deployExists) {
+      children.push({ obj: inferenceDeployment(p, spec), ref: Resources.deployments, cache: caches.deployments });
+    }
+    children.push({ obj: inferenceService(p), ref: Resources.services, cache: caches.services });
+
+    let reconcileError: string | undefined;
+    for (const child of children) {
+      try {
+        await this.applyIfChanged(p, child);
+      } catch (e) {
+        reconcileError = `${child.obj.kind} ${child.obj.metadata.name}: ${e instanceof Error ? e.message : e}`;
+        logger.error(`Failed to apply ${child.obj.kind}`, { name: child.obj.metadata.name, namespace, error: String(e) });
+        await this.o.recorder.record(p, 'Warning', 'ApplyFailed', reconcileError);
+        break;
+      }
+    }
+    if (!reconcileError) {
+      await this.deleteIfPresent(p, caches.pdbs, Resources.pdbs, pdb ? undefined : names.qdrant(p));
+      await this.deleteIfPresent(p, caches.pvcs, Resources.pvcs, pvc ? undefined : names.modelPvc(p));
+    }
+
+    const podsOf = (component: string) =>
+      caches.pods.list(
+        o =>
+          o.metadata.namespace === namespace &&
+          o.metadata.labels?.[LABEL_PLATFORM] === name &&
+          o.metadata.labels?.[LABEL_COMPONENT] === component,
+      );
+    const clusterInfo = await this.qdrantClusterInfo(key, p, spec.qdrant.apiKeySecretRef, sts);
+    const status = computeStatus(
+      p,
+      spec,
+      {
+        statefulSet: caches.statefulSets.get(namespace, names.qdrant(p)),
+        deployment: caches.deployments.get(namespace, names.inference(p)),
+        qdrantPods: podsOf('qdrant'),
+        inferencePods: podsOf('inference'),
+        qdrantCluster: clusterInfo,
+        reconcileError,
+      },
+      (this.o.now?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z'),
+    );
+    await this.writeStatus(p, status);
+
+    if (reconcileError) throw new Error(reconcileError);
+    if (status.phase === 'Failed') return { requeueWithBackoff: true };
+    if (clusterInfo && !clusterInfo.reachable) {
+      return { requeueAfterMs: this.o.clusterInfoTtlMs ?? 60_000 };
+    }
+    return {};
+  }
+
+  private async applyIfChanged(p: InferencePlatform, child: Child): Promise<void> {
+    const { obj, ref, cache } = child;
+    const hash = hashOf(obj);
+    const live = cache.get(obj.metadata.namespace, obj.metadata.name);
+    if (live && live.metadata.annotations?.[ANNOTATION_APPLIED_HASH] === hash && isSubset(obj, live)) {
+      return;
+    }
+    const body = {
+      ...obj,
+      metadata: {
+        ...obj.metadata,
+        annotations: { ...(obj.metadata.annotations ?? {}), [ANNOTATION_APPLIED_HASH]: hash },
+      },
+    };
+    await this.o.client.apply(
+      resourcePath(ref, obj.metadata.namespace, obj.metadata.name),
+      body,
+      FIELD_MANAGER,
+    );
+    this.o.metrics.writes.inc({ kind: obj.kind, verb: 'apply' });
+    const verb = live ? 'Updated' : 'Created';
+    const drift = live && live.metadata.annotations?.[ANNOTATION_APPLIED_HASH] === hash;
+    this.o.logger.info(`${verb} ${obj.kind}`, {
+      name: obj.metadata.name,
+      namespace: obj.metadata.namespace,
+      ...(drift ? { reason: 'reverted a change made outside the operator' } : {}),
+    });
+    await this.o.recorder.record(
+      p,
+      'Normal',
+      drift ? 'DriftCorrected' : verb,
+      `${verb} ${obj.kind} ${obj.metadata.name}${drift ? ' (reverted a manual change)' : ''}`,
+    );
+  }
+
+  private async deleteIfPresent(p: InferencePlatform, cache: SharedInformer, ref: ResourceRef, name?: string) {
+    if (!name) return;
+    const live = cache.get(p.metadata.namespace!, name);
+    const ownedByUs = live?.metadata.ownerReferences?.some((r: any) => r.uid === p.metadata.uid);
+    if (!live || !ownedByUs) return;
+    try {
+      await this.o.client.delete(resourcePath(ref, p.metadata.namespace, name));
+      this.o.metrics.writes.inc({ kind: ref.kind, verb: 'delete' });
+      this.o.logger.info(`Deleted ${ref.kind}`, { name, namespace: p.metadata.namespace });
+      await this.o.recorder.record(p, 'Normal', 'Deleted', `Deleted ${ref.kind} ${name}`);
+    } catch (e) {
+      if (!(e instanceof KubeApiError && e.statusCode === 404)) throw e;
+    }
+  }
+
+  private async qdrantClusterInfo(
+    key: string,
+    p: InferencePlatform,
+    apiKeyRef: { name: string; key?: string } | undefined,
+    sts: any,
+  ): Promise<QdrantClusterInfo | undefined> {
+    if (!sts || (sts.status?.readyReplicas ?? 0) === 0) {
+      this.clusterInfo.delete(key);
+      return undefined;
+    }
+    const ttl = this.o.clusterInfoTtlMs ?? 60_000;
+    const cached = this.clusterInfo.get(key);
+    if (cached && Date.now() - cached.at < ttl) return cached.info;
+    let apiKey: string | undefined;
+    if (apiKeyRef) {
+      try {
+        const secret = await this.o.client.get(`/api/v1/namespaces/${p.metadata.namespace}/secrets/${apiKeyRef.name}`);
+        const data = secret.data?.[apiKeyRef.key ?? 'api-key'];
+        apiKey = data ? Buffer.from(data, 'base64').toString('utf8') : undefined;
+      } catch (e) {
+        const info = { reachable: false, message: `cannot read API key Secret ${apiKeyRef.name}: ${e instanceof Error ? e.message : e}` };
+        this.clusterInfo.set(key, { at: Date.now(), info });
+        return info;
+      }
+    }
+    const url = this.o.qdrantUrl?.(p) ?? qdrantServiceUrl(p);
+    const info = await this.qdrant.clusterInfo(url, apiKey);
+    this.clusterInfo.set(key, { at: Date.now(), info });
+    return info;
+  }
+
+  private async writeStatus(p: InferencePlatform, status: any) {
+    if (sameStatus(status, p.status)) return;
+    const prevPhase = p.status?.phase;
+    await this.o.client.apply(
+      resourcePath(Resources.inferencePlatforms, p.metadata.namespace, p.metadata.name, 'status'),
+      { apiVersion: p.apiVersion, kind: p.kind, metadata: { name: p.metadata.name, namespace: p.metadata.namespace }, status },
+      FIELD_MANAGER,
+    );
+    this.o.metrics.writes.inc({ kind: p.kind, verb: 'status' });
+    if (prevPhase !== status.phase) {
+      this.o.logger.info(`Platform phase ${prevPhase ?? '(none)'} -> ${status.phase}`, {
+        name: p.metadata.name,
+        namespace: p.metadata.namespace,
+      });
+      await this.o.recorder.record(
+        p,
+        status.phase === 'Failed' || status.phase === 'Degraded' ? 'Warning' : 'Normal',
+        status.phase,
+        status.message ?? status.phase,
+      );
+    }
+  }
+}

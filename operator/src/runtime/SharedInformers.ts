@@ -1,0 +1,66 @@
+import { KubeClient, ResourceRef } from '../kube/KubeClient';
+import { Logger } from '../logger';
+import { Informer, InformerHandler } from './Informer';
+
+/**
+ * One informer per watched namespace (or one cluster-wide) for a kind, seen
+ * as a single cache. Memory is the usual operator OOM, hence the label
+ * selector and the namespace restriction.
+ */
+export class SharedInformer {
+  readonly informers: Informer[];
+
+  constructor(
+    client: KubeClient,
+    readonly ref: ResourceRef,
+    namespaces: string[] | undefined,
+    labelSelector: string | undefined,
+    logger: Logger,
+  ) {
+    const scopes = namespaces?.length ? namespaces : [undefined];
+    this.informers = scopes.map(
+      ns => new Informer(client, ref, { namespace: ns, labelSelector, logger }),
+    );
+  }
+
+  on(handler: InformerHandler) {
+    this.informers.forEach(i => i.on(handler));
+  }
+
+  get(namespace: string, name: string): any | undefined {
+    for (const i of this.informers) {
+      const o = i.get(namespace, name);
+      if (o) return o;
+    }
+    return undefined;
+  }
+
+  list(filter?: (o: any) => boolean): any[] {
+    const all = this.informers.flatMap(i => i.list());
+    return filter ? all.filter(filter) : all;
+  }
+
+  run(signal: AbortSignal): Promise<void[]> {
+    return Promise.all(this.informers.map(i => i.run(signal)));
+  }
+
+  waitForSync(): Promise<void[]> {
+    return Promise.all(this.informers.map(i => i.waitForSync()));
+  }
+
+  get restarts(): number {
+    return this.informers.reduce((n, i) => n + i.restarts, 0);
+  }
+}
+
+export const Resources = {
+  inferencePlatforms: { apiVersion: 'cv.platform.tech/v1alpha1', kind: 'InferencePlatform', plural: 'inferenceplatforms', namespaced: true },
+  statefulSets: { apiVersion: 'apps/v1', kind: 'StatefulSet', plural: 'statefulsets', namespaced: true },
+  deployments: { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments', namespaced: true },
+  services: { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true },
+  configMaps: { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true },
+  pvcs: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims', namespaced: true },
+  pdbs: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', plural: 'poddisruptionbudgets', namespaced: true },
+  pods: { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true },
+  events: { apiVersion: 'v1', kind: 'Event', plural: 'events', namespaced: true },
+} satisfies Record<string, ResourceRef>;

@@ -1,0 +1,191 @@
+import {
+  ConditionType,
+  DefaultedSpec,
+  InferencePlatform,
+  InferencePlatformStatus,
+  Phase,
+  QdrantClusterInfo,
+} from '@cv-platform/inference-platform-api';
+import { ANNOTATION_MODEL_URL, MODEL_LOADER } from '../reconcile/inferenceChildren';
+import { ConditionInput, Reason, setCondition } from './conditions';
+import { selectorLabels, selectorString } from '../reconcile/labels';
+
+export interface ObservedChildren {
+  statefulSet?: any;
+  deployment?: any;
+  qdrantPods: any[];
+  inferencePods: any[];
+  qdrantCluster?: QdrantClusterInfo;
+  /** An error from applying children in this pass. */
+  reconcileError?: string;
+}
+
+const INIT_FAILURE_REASONS = new Set([
+  'CrashLoopBackOff',
+  'Error',
+  'ErrImagePull',
+  'ImagePullBackOff',
+  'CreateContainerConfigError',
+  'InvalidImageName',
+]);
+
+/** Why a pod cannot be scheduled, from its PodScheduled condition. */
+export function unschedulableMessage(pods: any[]): string | undefined {
+  for (const pod of pods) {
+    const c = (pod.status?.conditions ?? []).find(
+      (x: any) => x.type === 'PodScheduled' && x.status === 'False' && x.reason === 'Unschedulable',
+    );
+    if (c) return `pod ${pod.metadata.name} is unschedulable: ${c.message}`;
+  }
+  return undefined;
+}
+
+/** The model loader's failure on any pod running the current model URL. */
+export function modelLoadFailure(pods: any[], modelUrl: string): string | undefined {
+  for (const pod of pods) {
+    if (pod.metadata?.annotations?.[ANNOTATION_MODEL_URL] !== modelUrl) continue;
+    const s = (pod.status?.initContainerStatuses ?? []).find((x: any) => x.name === MODEL_LOADER);
+    if (!s) continue;
+    const terminated = s.state?.terminated ?? s.lastState?.terminated;
+    const waiting = s.state?.waiting;
+    const failedExit = terminated && terminated.exitCode !== 0;
+    if (failedExit || (waiting && INIT_FAILURE_REASONS.has(waiting.reason))) {
+      const detail = terminated?.message ?? waiting?.message ?? terminated?.reason ?? waiting?.reason;
+      return `pod ${pod.metadata.name}: ${MODEL_LOADER} failed (${waiting?.reason ?? terminated?.reason}): ${detail}`;
+    }
+  }
+  return undefined;
+}
+
+function rolloutComplete(obj: any, desired: number): boolean {
+  if (!obj) return false;
+  const s = obj.status ?? {};
+  return (
+    (s.observedGeneration ?? 0) >= (obj.metadata.generation ?? 0) &&
+    (s.updatedReplicas ?? 0) >= desired &&
+    (s.readyReplicas ?? 0) >= desired &&
+    (s.replicas ?? 0) === desired
+  );
+}
+
+/**
+ * The platform's status from what its children report: a pure function of
+ * the observed world, so an unchanged world yields an identical status.
+ */
+export function computeStatus(
+  p: InferencePlatform,
+  spec: DefaultedSpec,
+  observed: ObservedChildren,
+  now: string,
+): InferencePlatformStatus {
+  const qDesired = spec.qdrant.replicas;
+  const iDesired = spec.inference.replicas;
+  const sts = observed.statefulSet;
+  const deploy = observed.deployment;
+  const qReady = sts?.status?.readyReplicas ?? 0;
+  const iReady = deploy?.status?.readyReplicas ?? 0;
+  const qdrantRolling =
+    !!sts?.status?.updateRevision && sts.status.updateRevision !== sts.status.currentRevision;
+  const qdrantAllReady =
+    rolloutComplete(sts, qDesired) && (!qdrantRolling || (sts.status.updatedReplicas ?? 0) >= qDesired);
+  const inferenceDone = deploy ? rolloutComplete(deploy, iDesired) : false;
+  const qUnschedulable = unschedulableMessage(observed.qdrantPods);
+  const iUnschedulable = unschedulableMessage(observed.inferencePods);
+  const modelFailure = modelLoadFailure(observed.inferencePods, spec.inference.modelUrl);
+
+  let qdrantNotReadyReason: string = Reason.QdrantPeersNotReady;
+  if (qUnschedulable) qdrantNotReadyReason = Reason.PodsUnschedulable;
+  else if (qdrantRolling) qdrantNotReadyReason = Reason.QdrantRollingUpdate;
+  const qdrantCond: ConditionInput = qdrantAllReady
+    ? { type: ConditionType.QdrantReady, status: 'True', reason: Reason.QdrantPeersReady, message: `${qReady}/${qDesired} Qdrant peers ready` }
+    : {
+        type: ConditionType.QdrantReady,
+        status: 'False',
+        reason: qdrantNotReadyReason,
+        message: qUnschedulable ?? `${qReady}/${qDesired} Qdrant peers ready`,
+      };
+
+  let inferenceCond: ConditionInput;
+  if (!deploy) {
+    inferenceCond = { type: ConditionType.InferenceReady, status: 'False', reason: Reason.WaitingForQdrant, message: 'inference servers start once every Qdrant peer is ready' };
+  } else if (inferenceDone) {
+    inferenceCond = iDesired === 0
+      ? { type: ConditionType.InferenceReady, status: 'True', reason: Reason.ScaledToZero, message: 'scaled to zero' }
+      : { type: ConditionType.InferenceReady, status: 'True', reason: Reason.InferenceAvailable, message: `${iReady}/${iDesired} inference servers ready` };
+  } else {
+    inferenceCond = {
+      type: ConditionType.InferenceReady,
+      status: 'False',
+      reason: iUnschedulable ? Reason.PodsUnschedulable : Reason.InferenceRollingOut,
+      message: iUnschedulable ?? `${iReady}/${iDesired} inference servers ready`,
+    };
+  }
+
+  let modelCond: ConditionInput;
+  if (modelFailure) {
+    modelCond = { type: ConditionType.ModelLoaded, status: 'False', reason: Reason.ModelDownloadFailed, message: modelFailure };
+  } else if (iReady > 0) {
+    modelCond = { type: ConditionType.ModelLoaded, status: 'True', reason: Reason.ModelLoaded, message: `model ${spec.inference.modelUrl} loaded` };
+  } else if (!deploy) {
+    modelCond = { type: ConditionType.ModelLoaded, status: 'Unknown', reason: Reason.WaitingForQdrant, message: 'the model is loaded once inference servers start' };
+  } else if (iDesired === 0) {
+    modelCond = { type: ConditionType.ModelLoaded, status: 'Unknown', reason: Reason.ScaledToZero, message: 'no inference servers are running' };
+  } else {
+    modelCond = { type: ConditionType.ModelLoaded, status: 'False', reason: Reason.ModelLoading, message: `loading model ${spec.inference.modelUrl}` };
+  }
+
+  let phase: Phase;
+  let message: string;
+  if (observed.reconcileError) {
+    phase = 'Failed';
+    message = observed.reconcileError;
+  } else if (modelFailure) {
+    phase = 'Failed';
+    message = modelFailure;
+  } else if (!qdrantAllReady) {
+    if (deploy && !qdrantRolling && !qUnschedulable) {
+      phase = 'Degraded';
+      message = `${qReady}/${qDesired} Qdrant peers ready`;
+    } else {
+      phase = qdrantRolling && deploy ? 'Loading' : 'Pending';
+      message = qUnschedulable ?? (qdrantRolling ? `rolling Qdrant to ${spec.qdrant.version}` : `waiting for Qdrant: ${qReady}/${qDesired} peers ready`);
+    }
+  } else if (!inferenceDone) {
+    phase = iUnschedulable ? 'Pending' : 'Loading';
+    message = iUnschedulable ?? `rolling out inference: ${iReady}/${iDesired} ready`;
+  } else {
+    phase = 'Ready';
+    message = `Qdrant ${qReady}/${qDesired}, inference ${iReady}/${iDesired} ready`;
+  }
+
+  const readyCond: ConditionInput =
+    phase === 'Ready'
+      ? { type: ConditionType.Ready, status: 'True', reason: Reason.AllComponentsReady, message }
+      : { type: ConditionType.Ready, status: 'False', reason: observed.reconcileError ? Reason.ReconcileFailed : Reason.ComponentsNotReady, message };
+
+  const inputs = [readyCond, qdrantCond, inferenceCond, modelCond];
+  const cluster = observed.qdrantCluster;
+  if (cluster) {
+    inputs.push(
+      cluster.reachable
+        ? { type: ConditionType.QdrantClusterReachable, status: 'True', reason: Reason.ClusterInfoAvailable, message: `${cluster.peers?.length ?? 0} peers, leader ${cluster.raftLeader ?? 'unknown'}` }
+        : { type: ConditionType.QdrantClusterReachable, status: 'False', reason: Reason.ClusterInfoUnavailable, message: cluster.message ?? 'Qdrant REST API unreachable' },
+    );
+  }
+  const generation = p.metadata.generation;
+  const prev = p.status?.conditions;
+  return {
+    phase,
+    message,
+    observedGeneration: generation,
+    conditions: inputs.map(c => setCondition(prev, c, generation, now)),
+    qdrantReplicas: qDesired,
+    qdrantReadyReplicas: qReady,
+    inferenceReplicas: deploy?.status?.replicas ?? 0,
+    inferenceReadyReplicas: iReady,
+    qdrantReadiness: `${qReady}/${qDesired}`,
+    inferenceReadiness: `${iReady}/${iDesired}`,
+    inferenceSelector: selectorString(selectorLabels(p, 'inference')),
+    ...(cluster ? { qdrantCluster: cluster } : {}),
+  };
+}

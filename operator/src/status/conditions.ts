@@ -1,0 +1,49 @@
+import { Condition, ConditionStatus } from '@cv-platform/inference-platform-api';
+
+/** Reasons are part of the API: constants, CamelCase. */
+export const Reason = {
+  QdrantPeersReady: 'QdrantPeersReady',
+  QdrantPeersNotReady: 'QdrantPeersNotReady',
+  QdrantRollingUpdate: 'QdrantRollingUpdate',
+  PodsUnschedulable: 'PodsUnschedulable',
+  WaitingForQdrant: 'WaitingForQdrant',
+  InferenceAvailable: 'InferenceAvailable',
+  InferenceRollingOut: 'InferenceRollingOut',
+  ScaledToZero: 'ScaledToZero',
+  ModelLoaded: 'ModelLoaded',
+  ModelLoading: 'ModelLoading',
+  ModelDownloadFailed: 'ModelDownloadFailed',
+  ClusterInfoAvailable: 'ClusterInfoAvailable',
+  ClusterInfoUnavailable: 'ClusterInfoUnavailable',
+  AllComponentsReady: 'AllComponentsReady',
+  ComponentsNotReady: 'ComponentsNotReady',
+  ReconcileFailed: 'ReconcileFailed',
+} as const;
+
+export interface ConditionInput {
+  type: string;
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+}
+
+/**
+ * Sets a condition, keeping lastTransitionTime when the status did not change
+ * (so an unchanged world produces an identical status and no write).
+ */
+export function setCondition(
+  existing: Condition[] | undefined,
+  input: ConditionInput,
+  generation: number | undefined,
+  now: string,
+): Condition {
+  const prev = existing?.find(c => c.type === input.type);
+  return {
+    type: input.type,
+    status: input.status,
+    reason: input.reason,
+    message: input.message,
+    observedGeneration: generation,
+    lastTransitionTime: prev && prev.status === input.status ? prev.lastTransitionTime : now,
+  };
+}

@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  createTestNamespace,
+  deleteTestNamespace,
+  testApi,
+} from '@cv-platform/local-cluster';
+import { renderCrdYaml } from './renderCrd';
+import { sampleInferencePlatform } from './samples';
+import { InferencePlatform } from './types';
+
+jest.setTimeout(60_000);
+
+describe('the committed CRD', () => {
+  it('is exactly what crd.ts generates', () => {
+    const committed = fs.readFileSync(
+      path.resolve(__dirname, '../../../deploy/crds/inferenceplatforms.cv.platform.tech.yaml'),
+      'utf8',
+    );
+    expect(committed).toBe(renderCrdYaml());
+  });
+});
+
+describe('validation by the API server', () => {
+  const api = testApi();
+  let ns: string;
+  beforeAll(async () => {
+    ns = await createTestNamespace(api, 'crd');
+  });
+  afterAll(async () => {
+    await deleteTestNamespace(api, ns);
+  });
+
+  const create = (mutate: (p: any) => void, name = 'p') => {
+    const p: any = sampleInferencePlatform(name, ns);
+    mutate(p);
+    return api.request('POST', `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms?dryRun=All`, p);
+  };
+
+  it('accepts the seed sample and fills in defaults', async () => {
+    const res = await create(p => {
+      delete p.spec.qdrant.replicas;
+      delete p.spec.inference.replicas;
+    });
+    expect(res.status).toBe(201);
+    const created = res.body as InferencePlatform;
+    expect(created.spec.qdrant.replicas).toBe(1);
+    expect(created.spec.inference.replicas).toBe(1);
+    expect(created.spec.inference.modelSource).toMatchObject({ mode: 'emptyDir', sizeLimit: '1Gi', pullTimeoutSeconds: 600 });
+    expect(created.spec.inference.readinessProbePath).toBe('/readyz');
+  });
+
+  it.each<[string, (p: any) => void, RegExp]>([
+    ['missing version', p => delete p.spec.qdrant.version, /spec\.qdrant\.version: Required value/],
+    ['bad version', p => (p.spec.qdrant.version = 'latest'), /spec\.qdrant\.version: Invalid value: "latest"/],
+    ['zero qdrant replicas', p => (p.spec.qdrant.replicas = 0), /spec\.qdrant\.replicas: Invalid value: 0: spec\.qdrant\.replicas in body should be greater than or equal to 1/],
+    ['negative inference replicas', p => (p.spec.inference.replicas = -1), /spec\.inference\.replicas: Invalid value: -1/],
+    ['bad storage size', p => (p.spec.qdrant.storageSize = 'ten gigs'), /spec\.qdrant\.storageSize: Invalid value: "ten gigs"/],
+    ['zero storage size', p => (p.spec.qdrant.storageSize = '0'), /spec\.qdrant\.storageSize: Invalid value: spec\.qdrant\.storageSize must be greater than 0/],
+    ['bad model scheme', p => (p.spec.inference.modelUrl = 'ftp://x/model.onnx'), /spec\.inference\.modelUrl: Invalid value: "ftp:\/\/x\/model\.onnx"/],
+    ['bad pvc url', p => (p.spec.inference.modelUrl = 'pvc://Bad_Claim'), /spec\.inference\.modelUrl: Invalid value: spec\.inference\.modelUrl: pvc:\/\/ URLs must be pvc:\/\/<claim-name>\/<path>/],
+    ['missing image', p => delete p.spec.inference.image, /spec\.inference\.image: Required value/],
+    ['bad resource quantity', p => (p.spec.inference.resources.requests.cpu = 'lots'), /spec\.inference\.resources\.requests\.cpu: Invalid value: "lots"/],
+    ['limit below request', p => (p.spec.inference.resources.limits.memory = '1Gi'), /spec\.inference\.resources: Invalid value: inference resources: every limit must be >= its request/],
+    ['gpu type without count', p => (p.spec.inference.gpu = { type: 'NVIDIA-A100-SXM4-40GB' }), /spec\.inference\.gpu\.type: Invalid value: spec\.inference\.gpu\.type needs spec\.inference\.gpu\.count > 0/],
+  ])('rejects %s with a message naming the field', async (_name, mutate, message) => {
+    const res = await create(mutate);
+    expect(res.status).toBe(422);
+    expect(res.body.message).toMatch(message);
+  });
+});
