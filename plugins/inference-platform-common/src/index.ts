@@ -5,3 +5,4 @@
  */
 export * from './permissions';
 export * from '@cv-platform/inference-platform-api';
+export * from './api';

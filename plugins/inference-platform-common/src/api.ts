@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { InferencePlatform } from '@cv-platform/inference-platform-api';
+
+/**
+ * The REST and SSE contract between the inference-platform backend plugin
+ * (mounted at /api/inference-platform) and its clients.
+ *
+ * REST
+ *   GET    /platforms                      -> { items: PlatformSummary[] }
+ *   GET    /platforms/:namespace/:name     -> PlatformDetail
+ *   POST   /platforms                      CreatePlatformRequest -> 201 InferencePlatform
+ *   PATCH  /platforms/:namespace/:name     PatchPlatformRequest  -> 200 InferencePlatform
+ *   DELETE /platforms/:namespace/:name     -> 204
+ * Errors: { error: { name, message }, response: { statusCode } } (Backstage's error shape);
+ * 400 InputError (validation, including the API server's own message), 401, 403, 404, 409.
+ *
+ * SSE: GET /events (text/event-stream), resumable with the Last-Event-ID header
+ *   event: snapshot  data: SnapshotEvent   (always first, and again after `reset`)
+ *   event: ADDED | MODIFIED | DELETED      data: PlatformChangeEvent
+ *   event: reset     data: { reason }      (Last-Event-ID too old: a fresh snapshot follows)
+ *   `id:` on every event; `: heartbeat` comments every 15 s.
+ */
+
+export const PLATFORM_EVENT_TYPES = ['ADDED', 'MODIFIED', 'DELETED'] as const;
+export type PlatformEventType = (typeof PLATFORM_EVENT_TYPES)[number];
+
+export interface SnapshotEvent {
+  items: InferencePlatform[];
+}
+
+export interface PlatformChangeEvent {
+  type: PlatformEventType;
+  platform: InferencePlatform;
+}
+
+export interface ResetEvent {
+  reason: string;
+}
+
+export interface ReplicaCount {
+  ready: number;
+  desired: number;
+}
+
+export interface EventSummary {
+  type: string;
+  reason: string;
+  message: string;
+  count: number;
+  lastTimestamp?: string;
+  involvedObject: { kind: string; name: string };
+}
+
+export interface PodSummary {
+  name: string;
+  component: 'qdrant' | 'inference' | string;
+  phase: string;
+  ready: boolean;
+  nodeName?: string;
+  restarts: number;
+  /** Why it is not ready, if it is not (unschedulable, init failure...). */
+  reason?: string;
+  createdAt?: string;
+}
+
+export interface PlatformSummary {
+  platform: InferencePlatform;
+  qdrant: ReplicaCount;
+  inference: ReplicaCount;
+  recentEvents: EventSummary[];
+}
+
+export interface PlatformDetail extends PlatformSummary {
+  statefulSet?: unknown;
+  deployment?: unknown;
+  pods: PodSummary[];
+  events: EventSummary[];
+}
+
+const dnsLabel = z
+  .string()
+  .min(1)
+  .max(63)
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label: lower case letters, digits and -');
+
+const quantity = z.union([z.string().min(1), z.number()]);
+const resourceList = z.record(quantity);
+
+export const createPlatformRequestSchema = z.object({
+  namespace: dnsLabel,
+  name: dnsLabel,
+  /** Catalog entity ref of the owner (user or group), kept as an annotation. */
+  owner: z.string().min(1).optional(),
+  /** Catalog entity ref of the component this platform serves. */
+  entityRef: z.string().min(1).optional(),
+  spec: z.object({
+    qdrant: z
+      .object({
+        version: z.string().min(1),
+        replicas: z.number().int().optional(),
+        storageClassName: z.string().optional(),
+        storageSize: quantity.optional(),
+      })
+      .passthrough(),
+    inference: z
+      .object({
+        image: z.string().min(1),
+        modelUrl: z.string().min(1),
+        replicas: z.number().int().optional(),
+        resources: z.object({ requests: resourceList.optional(), limits: resourceList.optional() }).optional(),
+        gpu: z.object({ count: z.number().int().optional(), type: z.string().optional() }).optional(),
+      })
+      .passthrough(),
+  }),
+});
+export type CreatePlatformRequest = z.infer<typeof createPlatformRequestSchema>;
+
+export const patchPlatformRequestSchema = z
+  .object({
+    qdrant: z
+      .object({ replicas: z.number().int().optional(), version: z.string().min(1).optional() })
+      .strict()
+      .optional(),
+    inference: z
+      .object({ replicas: z.number().int().optional(), modelUrl: z.string().min(1).optional() })
+      .strict()
+      .optional(),
+  })
+  .strict()
+  .refine(v => v.qdrant || v.inference, 'nothing to change: give qdrant and/or inference fields');
+export type PatchPlatformRequest = z.infer<typeof patchPlatformRequestSchema>;
