@@ -6,3 +6,4 @@
 export * from './permissions';
 export * from '@cv-platform/inference-platform-api';
 export * from './api';
+export * from './entities';
