@@ -57,6 +57,17 @@ async function main() {
     );
     const body = await health.json();
     if (body.status !== 'ok') throw new Error(`unexpected health body ${JSON.stringify(body)}`);
+    if (process.env.KUBECONFIG) {
+      // The embedded operator must reach the cluster and fill its caches.
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const h = await (await fetch(`http://127.0.0.1:${port}/api/inference-platform/health`)).json();
+        if (h.operator?.synced) break;
+        if (Date.now() > deadline) throw new Error(`operator never synced: ${JSON.stringify(h)}`);
+        await new Promise(r => setTimeout(r, 500));
+      }
+      console.log('smoke: embedded operator synced with the cluster');
+    }
     const index = await waitForHttp(`http://127.0.0.1:${port}/`, 30_000, () => !exited);
     const html = await index.text();
     if (!html.includes('<title>CV Inference Platforms</title>')) {

@@ -55,6 +55,8 @@ export class Operator {
   readonly metrics = new OperatorMetrics();
   readonly queue = new WorkQueue();
   readonly caches: Caches;
+  /** Events about platforms (not their children), for the portal's summaries. */
+  readonly platformEventsCache: SharedInformer;
   readonly reconciler: PlatformReconciler;
   private readonly logger: Logger;
   private readonly listeners = new Set<(e: PlatformEvent) => void>();
@@ -83,6 +85,14 @@ export class Operator {
       pdbs: mk(Resources.pdbs, owned),
       pods: mk(Resources.pods, LABEL_PLATFORM),
     };
+    this.platformEventsCache = new SharedInformer(
+      this.client,
+      Resources.events,
+      ns,
+      undefined,
+      this.logger,
+      'involvedObject.kind=InferencePlatform',
+    );
     this.reconciler = new PlatformReconciler({
       client: this.client,
       caches: this.caches,
@@ -129,6 +139,24 @@ export class Operator {
     return this.caches.platforms.get(namespace, name);
   }
 
+  /** Recorded Events of one platform, newest first. */
+  platformEvents(namespace: string, name: string): any[] {
+    return this.platformEventsCache
+      .list(e => e.metadata.namespace === namespace && e.involvedObject?.name === name)
+      .sort((a, b) =>
+        String(b.lastTimestamp ?? b.eventTime ?? '').localeCompare(String(a.lastTimestamp ?? a.eventTime ?? '')),
+      );
+  }
+
+  get watchedNamespaces(): string[] | undefined {
+    return this.options.namespaces?.length ? this.options.namespaces : undefined;
+  }
+
+  /** True once every cache has listed its objects. */
+  hasSynced(): boolean {
+    return (Object.values(this.caches) as SharedInformer[]).every(c => c.informers.every(i => i.hasSynced()));
+  }
+
   isLeader(): boolean {
     return this.elector ? this.elector.isLeader() : this.options.reconcile !== false;
   }
@@ -139,8 +167,9 @@ export class Operator {
     const signal = this.abort.signal;
     // Every informer's watch and the elector listen on this one signal.
     setMaxListeners(100, signal);
-    for (const c of Object.values(this.caches)) this.running.push(c.run(signal));
-    await Promise.all(Object.values(this.caches).map(c => c.waitForSync()));
+    const informers = [...Object.values(this.caches), this.platformEventsCache];
+    for (const c of informers) this.running.push(c.run(signal));
+    await Promise.all(informers.map(c => c.waitForSync()));
     this.logger.info('Informer caches synced', { platforms: this.platforms().length });
     if (this.options.reconcile === false) return;
     const le = this.options.leaderElection;

@@ -12,6 +12,12 @@ export interface Config {
       /** Context to use from the kubeconfig. Default: its current context. */
       context?: string;
     };
+    catalog?: {
+      /** Owner of platform entities without an owner annotation. Default: group:default/ml-platform. */
+      defaultOwner?: string;
+      /** System of platform entities. Default: cv-inference-platform. */
+      defaultSystem?: string;
+    };
     /** Namespaces to watch. Default: all namespaces. */
     namespaces?: string[];
     operator?: {
@@ -28,6 +34,10 @@ export interface Config {
         leaseNamespace?: string;
         /** Default: 15. */
         leaseDurationSeconds?: number;
+        /** How often the leader renews and standbys retry, in ms. Default: 2000. */
+        retryPeriodMs?: number;
+        /** This instance's identity in the Lease. Default: hostname-pid-random. */
+        identity?: string;
       };
     };
   };

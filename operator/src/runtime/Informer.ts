@@ -7,6 +7,7 @@ export type InformerHandler = (type: InformerEventType, obj: any, old?: any) => 
 export interface InformerOptions {
   namespace?: string;
   labelSelector?: string;
+  fieldSelector?: string;
   logger?: Logger;
   /** Backoff bounds for restarts after errors other than 410 Gone. */
   minBackoffMs?: number;
@@ -96,6 +97,7 @@ export class Informer {
   private async relist(signal: AbortSignal) {
     const params = new URLSearchParams();
     if (this.options.labelSelector) params.set('labelSelector', this.options.labelSelector);
+    if (this.options.fieldSelector) params.set('fieldSelector', this.options.fieldSelector);
     const path = resourcePath(this.ref, this.options.namespace);
     const items: any[] = [];
     let cont = '';
@@ -148,6 +150,7 @@ export class Informer {
           timeoutSeconds: String(240 + Math.floor(Math.random() * 60)),
         };
         if (this.options.labelSelector) params.labelSelector = this.options.labelSelector;
+        if (this.options.fieldSelector) params.fieldSelector = this.options.fieldSelector;
         await this.client.watch(
           resourcePath(this.ref, this.options.namespace),
           params,

@@ -16,10 +16,11 @@ export class SharedInformer {
     namespaces: string[] | undefined,
     labelSelector: string | undefined,
     logger: Logger,
+    fieldSelector?: string,
   ) {
     const scopes = namespaces?.length ? namespaces : [undefined];
     this.informers = scopes.map(
-      ns => new Informer(client, ref, { namespace: ns, labelSelector, logger }),
+      ns => new Informer(client, ref, { namespace: ns, labelSelector, fieldSelector, logger }),
     );
   }
 

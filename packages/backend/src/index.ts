@@ -1,4 +1,5 @@
 import { createBackend } from '@backstage/backend-defaults';
+import { catalogModuleInferencePlatform } from '@cv-platform/plugin-inference-platform-backend';
 
 const backend = createBackend();
 
@@ -23,5 +24,6 @@ backend.add(
 );
 
 backend.add(import('@cv-platform/plugin-inference-platform-backend'));
+backend.add(catalogModuleInferencePlatform);
 
 backend.start();

@@ -5,3 +5,13 @@
  * @packageDocumentation
  */
 export { inferencePlatformPlugin as default } from './plugin';
+export { catalogModuleInferencePlatform } from './catalog/catalogModuleInferencePlatform';
+export { embeddedOperatorServiceRef, createEmbeddedOperator } from './service/operatorServiceRef';
+export type { EmbeddedOperator } from './service/operatorServiceRef';
+export {
+  inferencePlatformConditions,
+  createInferencePlatformConditionalDecision,
+  platformPermissionResourceRef,
+  isPlatformOwner,
+} from './permissions/rules';
+export type { PlatformResource } from './permissions/rules';

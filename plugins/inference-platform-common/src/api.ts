@@ -84,7 +84,7 @@ const dnsLabel = z
   .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label: lower case letters, digits and -');
 
 const quantity = z.union([z.string().min(1), z.number()]);
-const resourceList = z.record(quantity);
+const resourceList = z.record(z.string(), quantity);
 
 export const createPlatformRequestSchema = z.object({
   namespace: dnsLabel,

@@ -1,6 +1,7 @@
 import { isResourcePermission } from '@backstage/plugin-permission-common';
 import {
   inferencePlatformCreatePermission,
+  inferencePlatformReadPermission,
   inferencePlatformPermissions,
   INFERENCE_PLATFORM_RESOURCE_TYPE,
 } from './permissions';
@@ -15,10 +16,10 @@ describe('permissions', () => {
     ]);
   });
 
-  it('scopes all but create to one platform', () => {
+  it('scopes update and delete to one platform', () => {
     for (const p of inferencePlatformPermissions) {
       expect(isResourcePermission(p, INFERENCE_PLATFORM_RESOURCE_TYPE)).toBe(
-        p !== inferencePlatformCreatePermission,
+        p !== inferencePlatformCreatePermission && p !== inferencePlatformReadPermission,
       );
     }
   });

@@ -1,0 +1,82 @@
+import { EntityProviderConnection, EntityProviderMutation } from '@backstage/plugin-catalog-node';
+import { mockServices } from '@backstage/backend-test-utils';
+import {
+  createTestNamespace,
+  deleteTestNamespace,
+  eventually,
+  testApi,
+  testKubeconfigPath,
+} from '@cv-platform/local-cluster';
+import { loadKubeConfig, Operator } from '@cv-platform/operator';
+import { sampleInferencePlatform } from '@cv-platform/inference-platform-api';
+import { InferencePlatformEntityProvider } from './InferencePlatformEntityProvider';
+
+jest.setTimeout(60_000);
+
+describe('InferencePlatformEntityProvider', () => {
+  const api = testApi();
+  let ns: string;
+  let operator: Operator;
+  beforeEach(async () => {
+    ns = await createTestNamespace(api, 'cat');
+    operator = new Operator({
+      kubeConfig: loadKubeConfig({ kubeconfigPath: testKubeconfigPath() }),
+      namespaces: [ns],
+      reconcile: false,
+    });
+    await operator.start();
+  });
+  afterEach(async () => {
+    await operator.stop();
+    await deleteTestNamespace(api, ns);
+  });
+
+  it('publishes each platform as a Resource and removes it with its CR', async () => {
+    const mutations: EntityProviderMutation[] = [];
+    const connection: EntityProviderConnection = {
+      applyMutation: async m => {
+        mutations.push(m);
+      },
+      refresh: async () => {},
+    };
+    const provider = new InferencePlatformEntityProvider(
+      operator,
+      { appBaseUrl: 'http://portal', defaultOwner: 'group:default/ml-platform', defaultSystem: 'cv-inference-platform' },
+      mockServices.logger.mock(),
+      50,
+    );
+    await provider.connect(connection);
+
+    const p = sampleInferencePlatform('search', ns);
+    p.metadata.annotations = {
+      'cv.platform.tech/owner': 'group:default/vision',
+      'cv.platform.tech/catalog-entity': 'component:default/image-search',
+    };
+    await api.request('POST', `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms`, p);
+    const published = await eventually('entity published', async () => {
+      const last = mutations[mutations.length - 1];
+      return last?.type === 'full' && last.entities.length === 1 ? last.entities[0].entity : undefined;
+    });
+    expect(published).toMatchObject({
+      kind: 'Resource',
+      metadata: {
+        name: `${ns}.search`,
+        annotations: { 'cv.platform.tech/inference-platform': `${ns}/search` },
+        links: [{ url: `http://portal/inference-platforms/${ns}/search` }],
+      },
+      spec: {
+        type: 'inference-platform',
+        owner: 'group:default/vision',
+        system: 'cv-inference-platform',
+        dependencyOf: ['component:default/image-search'],
+      },
+    });
+
+    await api.request('DELETE', `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms/search`);
+    await eventually('entity removed', async () => {
+      const last = mutations[mutations.length - 1];
+      return last?.type === 'full' && last.entities.length === 0;
+    });
+    provider.close();
+  });
+});

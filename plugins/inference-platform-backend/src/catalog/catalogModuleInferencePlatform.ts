@@ -1,0 +1,43 @@
+import { coreServices, createBackendModule } from '@backstage/backend-plugin-api';
+import { catalogProcessingExtensionPoint } from '@backstage/plugin-catalog-node';
+import { embeddedOperatorServiceRef } from '../service/operatorServiceRef';
+import { InferencePlatformEntityProvider } from './InferencePlatformEntityProvider';
+
+/**
+ * Catalog module: every InferencePlatform becomes a Resource entity.
+ *
+ * @public
+ */
+export const catalogModuleInferencePlatform = createBackendModule({
+  pluginId: 'catalog',
+  moduleId: 'inference-platform',
+  register(reg) {
+    reg.registerInit({
+      deps: {
+        catalog: catalogProcessingExtensionPoint,
+        config: coreServices.rootConfig,
+        logger: coreServices.logger,
+        embedded: embeddedOperatorServiceRef,
+        lifecycle: coreServices.lifecycle,
+      },
+      async init({ catalog, config, logger, embedded, lifecycle }) {
+        if (!embedded.operator) {
+          logger.warn('inference-platform entity provider disabled: no cluster configured');
+          return;
+        }
+        const c = config.getOptionalConfig('inferencePlatform.catalog');
+        const provider = new InferencePlatformEntityProvider(
+          embedded.operator,
+          {
+            appBaseUrl: config.getString('app.baseUrl'),
+            defaultOwner: c?.getOptionalString('defaultOwner') ?? 'group:default/ml-platform',
+            defaultSystem: c?.getOptionalString('defaultSystem') ?? 'cv-inference-platform',
+          },
+          logger,
+        );
+        catalog.addEntityProvider(provider);
+        lifecycle.addShutdownHook(() => provider.close());
+      },
+    });
+  },
+});

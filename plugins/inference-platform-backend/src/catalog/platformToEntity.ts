@@ -1,0 +1,53 @@
+import { Entity } from '@backstage/catalog-model';
+import {
+  CATALOG_ENTITY_ANNOTATION,
+  ENTITY_PLATFORM_ANNOTATION,
+  InferencePlatform,
+  OWNER_ANNOTATION,
+  PLATFORM_ENTITY_TYPE,
+  platformEntityName,
+  platformPagePath,
+} from '@cv-platform/plugin-inference-platform-common';
+
+export const SYSTEM_ANNOTATION = 'cv.platform.tech/system';
+
+export interface PlatformEntityDefaults {
+  appBaseUrl: string;
+  defaultOwner: string;
+  defaultSystem?: string;
+  providerName: string;
+}
+
+/** The catalog Resource mirroring one InferencePlatform. */
+export function platformToEntity(p: InferencePlatform, d: PlatformEntityDefaults): Entity {
+  const ns = p.metadata.namespace!;
+  const name = p.metadata.name!;
+  const a = p.metadata.annotations ?? {};
+  const location = `${d.providerName}:${ns}/${name}`;
+  const linked = a[CATALOG_ENTITY_ANNOTATION];
+  const system = a[SYSTEM_ANNOTATION] ?? d.defaultSystem;
+  return {
+    apiVersion: 'backstage.io/v1alpha1',
+    kind: 'Resource',
+    metadata: {
+      name: platformEntityName(ns, name),
+      title: `${name} (${ns})`,
+      description: `InferencePlatform ${ns}/${name}: Qdrant ${p.spec.qdrant.version} x${p.spec.qdrant.replicas ?? 1}, ${p.spec.inference.replicas ?? 1} inference servers on ${p.spec.inference.modelUrl}`,
+      annotations: {
+        'backstage.io/managed-by-location': location,
+        'backstage.io/managed-by-origin-location': location,
+        [ENTITY_PLATFORM_ANNOTATION]: `${ns}/${name}`,
+      },
+      links: [
+        { url: `${d.appBaseUrl}${platformPagePath(ns, name)}`, title: 'Platform dashboard', icon: 'dashboard' },
+      ],
+      tags: ['inference-platform', 'qdrant'],
+    },
+    spec: {
+      type: PLATFORM_ENTITY_TYPE,
+      owner: a[OWNER_ANNOTATION] ?? d.defaultOwner,
+      ...(system ? { system } : {}),
+      ...(linked ? { dependencyOf: [linked] } : {}),
+    },
+  };
+}

@@ -1,0 +1,274 @@
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
+import {
+  mockCredentials,
+  mockServices,
+  startTestBackend,
+} from '@backstage/backend-test-utils';
+import { AuthorizeResult } from '@backstage/plugin-permission-common';
+import { inferencePlatformUpdatePermission } from '@cv-platform/plugin-inference-platform-common';
+import {
+  createTestNamespace,
+  deleteTestNamespace,
+  eventually,
+  testApi,
+  testKubeconfigPath,
+} from '@cv-platform/local-cluster';
+import { sampleInferencePlatform } from '@cv-platform/inference-platform-api';
+import { permissionsRegistryServiceFactory } from '@backstage/backend-defaults/permissionsRegistry';
+import request from 'supertest';
+import { inferencePlatformPlugin } from './plugin';
+import { createInferencePlatformConditionalDecision, inferencePlatformConditions } from './permissions/rules';
+
+jest.setTimeout(120_000);
+
+const api = testApi();
+let ns: string;
+beforeEach(async () => {
+  ns = await createTestNamespace(api, 'bp');
+});
+afterEach(async () => {
+  await deleteTestNamespace(api, ns);
+});
+
+function config(extra: Record<string, unknown> = {}, top: Record<string, unknown> = {}) {
+  return mockServices.rootConfig.factory({
+    data: {
+      ...top,
+      app: { baseUrl: 'http://localhost:3000' },
+      inferencePlatform: {
+        kubernetes: { kubeconfigPath: testKubeconfigPath() },
+        namespaces: [ns],
+        operator: { leaderElection: { enabled: false } },
+        ...extra,
+      },
+    },
+  });
+}
+
+async function backend(features: any[] = [], extraConfig: Record<string, unknown> = {}, top: Record<string, unknown> = {}) {
+  const b = await startTestBackend({ features: [inferencePlatformPlugin, config(extraConfig, top), ...features] });
+  await eventually('operator synced', async () => {
+    const r = await request(b.server).get('/api/inference-platform/health');
+    return r.body.operator?.synced;
+  });
+  return b;
+}
+
+const crPath = (name: string) => `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms/${name}`;
+
+function createBody(name: string, mutate: (b: any) => void = () => {}) {
+  const p = sampleInferencePlatform(name, ns);
+  const body: any = { namespace: ns, name, spec: p.spec };
+  body.spec.qdrant.replicas = 1;
+  body.spec.inference.replicas = 1;
+  mutate(body);
+  return body;
+}
+
+/** A raw SSE reader over a real socket: frames as they arrive. */
+function openFeed(server: http.Server, lastEventId?: string) {
+  const { port } = server.address() as AddressInfo;
+  const frames: Array<{ id?: string; event?: string; data?: any }> = [];
+  let buffer = '';
+  const req = http.get({
+    host: '127.0.0.1',
+    port,
+    path: '/api/inference-platform/events',
+    headers: { Authorization: mockCredentials.user.header(), ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) },
+  });
+  req.on('response', res => {
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      buffer += chunk;
+      let i: number = buffer.indexOf('\n\n');
+      while (i >= 0) {
+        const block = buffer.slice(0, i);
+        buffer = buffer.slice(i + 2);
+        const f: { id?: string; event?: string; data?: any } = {};
+        for (const line of block.split('\n')) {
+          if (line.startsWith('id: ')) f.id = line.slice(4);
+          else if (line.startsWith('event: ')) f.event = line.slice(7);
+          else if (line.startsWith('data: ')) f.data = JSON.parse(line.slice(6));
+        }
+        if (f.event) frames.push(f);
+        i = buffer.indexOf('\n\n');
+      }
+    });
+  });
+  req.on('error', () => {});
+  return { frames, close: () => req.destroy() };
+}
+
+describe('inference-platform backend against a real cluster', () => {
+  it('lists, gets, creates, patches and deletes platforms', async () => {
+    const { server } = await backend();
+    const auth = mockCredentials.user.header();
+    const created = await request(server).post('/api/inference-platform/platforms').set('Authorization', auth).send(createBody('crud'));
+    expect(created.status).toBe(201);
+    expect(created.body.metadata.uid).toBeDefined();
+
+    const ready = await eventually('Ready in list', async () => {
+      const r = await request(server).get('/api/inference-platform/platforms').set('Authorization', auth);
+      const item = r.body.items.find((i: any) => i.platform.metadata.name === 'crud');
+      return item?.platform.status?.phase === 'Ready' ? item : undefined;
+    });
+    expect(ready.qdrant).toEqual({ ready: 1, desired: 1 });
+    expect(ready.inference).toEqual({ ready: 1, desired: 1 });
+    expect(ready.recentEvents.length).toBeGreaterThan(0);
+
+    const detail = await request(server).get(`/api/inference-platform/platforms/${ns}/crud`).set('Authorization', auth);
+    expect(detail.status).toBe(200);
+    expect(detail.body.pods.map((p: any) => p.component).sort()).toEqual(['inference', 'qdrant']);
+    expect(detail.body.statefulSet.metadata.name).toBe('crud-qdrant');
+    expect(detail.body.events.some((e: any) => e.reason === 'Created')).toBe(true);
+
+    const patched = await request(server)
+      .patch(`/api/inference-platform/platforms/${ns}/crud`)
+      .set('Authorization', auth)
+      .send({ inference: { replicas: 3 }, qdrant: { version: 'v1.7.0' } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.spec.inference.replicas).toBe(3);
+    await eventually('scaled', async () => {
+      const r = await request(server).get(`/api/inference-platform/platforms/${ns}/crud`).set('Authorization', auth);
+      return r.body.platform.status?.inferenceReadyReplicas === 3 && r.body.platform.status.phase === 'Ready';
+    });
+
+    expect((await request(server).delete(`/api/inference-platform/platforms/${ns}/crud`).set('Authorization', auth)).status).toBe(204);
+    await eventually('gone', async () =>
+      (await request(server).get(`/api/inference-platform/platforms/${ns}/crud`).set('Authorization', auth)).status === 404,
+    );
+  });
+
+  it('returns 400 with the reason for bad requests, including the API server\'s own validation', async () => {
+    const { server } = await backend();
+    const auth = mockCredentials.user.header();
+    const bad = await request(server).post('/api/inference-platform/platforms').set('Authorization', auth).send({ name: 'Not_A_Name' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/namespace/);
+
+    const rejected = await request(server)
+      .post('/api/inference-platform/platforms')
+      .set('Authorization', auth)
+      .send(createBody('badsize', b => (b.spec.qdrant.storageSize = 'lots')));
+    expect(rejected.status).toBe(400);
+    expect(rejected.body.error.message).toMatch(/spec\.qdrant\.storageSize: Invalid value: "lots"/);
+
+    const emptyPatch = await request(server).patch(`/api/inference-platform/platforms/${ns}/x`).set('Authorization', auth).send({});
+    expect(emptyPatch.status).toBe(400);
+    const unknown = await request(server).patch(`/api/inference-platform/platforms/${ns}/nope`).set('Authorization', auth).send({ inference: { replicas: 1 } });
+    expect(unknown.status).toBe(404);
+  });
+
+  it('rejects requests without credentials and denies under a deny policy', async () => {
+    const { server } = await backend([mockServices.permissions.factory({ result: AuthorizeResult.DENY })]);
+    const none = await request(server).get('/api/inference-platform/platforms').set('Authorization', mockCredentials.none.header());
+    expect(none.status).toBe(401);
+    const denied = await request(server).get('/api/inference-platform/platforms').set('Authorization', mockCredentials.user.header());
+    expect(denied.status).toBe(403);
+    const createDenied = await request(server).post('/api/inference-platform/platforms').set('Authorization', mockCredentials.user.header()).send(createBody('denied'));
+    expect(createDenied.status).toBe(403);
+    expect((await api.request('GET', crPath('denied'))).status).toBe(404);
+  });
+
+  it('lets only the owner update or delete: the owner-only rule, applied by this plugin for the permission backend', async () => {
+    // The policy side: update/delete answer with the plugin's conditional decision.
+    const decision = createInferencePlatformConditionalDecision(
+      inferencePlatformUpdatePermission,
+      inferencePlatformConditions.isPlatformOwner({ claims: ['user:default/alice'] }),
+    );
+    expect(decision).toMatchObject({ result: AuthorizeResult.CONDITIONAL, pluginId: 'inference-platform', resourceType: 'inference-platform' });
+
+    // The plugin side, over HTTP exactly as the permission backend calls it:
+    // the platform is loaded from the cluster and its owners resolved.
+    const { server } = await backend([permissionsRegistryServiceFactory]);
+    const created = await request(server)
+      .post('/api/inference-platform/platforms')
+      .set('Authorization', mockCredentials.user.header('user:default/alice'))
+      .send({ ...createBody('owned'), owner: 'user:default/alice' });
+    expect(created.status).toBe(201);
+    await eventually('in cache', async () =>
+      (await request(server).get(`/api/inference-platform/platforms/${ns}/owned`).set('Authorization', mockCredentials.user.header())).status === 200,
+    );
+    const apply = (claims: string[], resourceRef = `${ns}/owned`) =>
+      request(server)
+        .post('/api/inference-platform/.well-known/backstage/permissions/apply-conditions')
+        .set('Authorization', mockCredentials.service.header())
+        .send({
+          items: [{
+            id: '1',
+            resourceRef,
+            resourceType: 'inference-platform',
+            conditions: inferencePlatformConditions.isPlatformOwner({ claims }),
+          }],
+        });
+    expect((await apply(['user:default/alice'])).body.items[0].result).toBe(AuthorizeResult.ALLOW);
+    expect((await apply(['user:default/bob', 'group:default/ml-platform'])).body.items[0].result).toBe(AuthorizeResult.DENY);
+    expect((await apply(['user:default/alice'], `${ns}/missing`)).body.items[0].result).toBe(AuthorizeResult.DENY);
+  });
+
+  it('streams a snapshot, then live changes, and resumes with Last-Event-ID without loss or duplicates', async () => {
+    const { server } = await backend();
+    await request(server).post('/api/inference-platform/platforms').set('Authorization', mockCredentials.user.header()).send(createBody('live'));
+    await eventually('in cache', async () =>
+      (await request(server).get(`/api/inference-platform/platforms/${ns}/live`).set('Authorization', mockCredentials.user.header())).status === 200,
+    );
+    const feed = openFeed(server);
+    const snapshot = await eventually('snapshot', async () => feed.frames.find(f => f.event === 'snapshot'));
+    expect(snapshot.data.items.map((p: any) => p.metadata.name)).toContain('live');
+    expect(snapshot.id).toMatch(/^[0-9a-f]{8}-\d+$/);
+
+    // A kubectl-style edit straight through the Kubernetes API.
+    await api.request('PATCH', crPath('live'), { spec: { inference: { replicas: 4 } } }, 'application/merge-patch+json');
+    const modified = await eventually('MODIFIED with the edit', async () =>
+      feed.frames.find(f => f.event === 'MODIFIED' && f.data.platform.spec.inference.replicas === 4),
+    );
+    expect(modified.data.type).toBe('MODIFIED');
+    const lastSeen = feed.frames[feed.frames.length - 1].id!;
+    feed.close();
+
+    // Changes while disconnected...
+    await api.request('PATCH', crPath('live'), { metadata: { labels: { edited: 'offline-1' } } }, 'application/merge-patch+json');
+    await api.request('PATCH', crPath('live'), { metadata: { labels: { edited: 'offline-2' } } }, 'application/merge-patch+json');
+    await eventually('server saw both', async () => {
+      const r = await request(server).get(`/api/inference-platform/platforms/${ns}/live`).set('Authorization', mockCredentials.user.header());
+      return r.body.platform.metadata.labels?.edited === 'offline-2';
+    });
+    const resumed = openFeed(server, lastSeen);
+    await eventually('replayed offline-2', async () =>
+      resumed.frames.find(f => f.data?.platform?.metadata.labels?.edited === 'offline-2'),
+    );
+    expect(resumed.frames.some(f => f.event === 'snapshot')).toBe(false);
+    const ids = resumed.frames.map(f => f.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const seqs = ids.map(id => Number(id!.split('-')[1]));
+    expect(Math.min(...seqs)).toBe(Number(lastSeen.split('-')[1]) + 1);
+    expect(resumed.frames.some(f => f.data?.platform?.metadata.labels?.edited === 'offline-1')).toBe(true);
+    resumed.close();
+
+    // An id from another server lifetime gets an explicit reset and a fresh snapshot.
+    const stale = openFeed(server, 'deadbeef-1');
+    await eventually('reset + snapshot', async () =>
+      stale.frames[0]?.event === 'reset' && stale.frames[1]?.event === 'snapshot',
+    );
+    stale.close();
+  });
+
+  it('reconciles on exactly one of two backends with leader election', async () => {
+    const le = { enabled: true, leaseNamespace: ns, leaseName: 'bp-operator', leaseDurationSeconds: 3, retryPeriodMs: 300 };
+    const one = await backend([], { operator: { leaderElection: { ...le, identity: 'one' } } });
+    const two = await backend([], { operator: { leaderElection: { ...le, identity: 'two' } } });
+    await request(one.server).post('/api/inference-platform/platforms').set('Authorization', mockCredentials.user.header()).send(createBody('elected'));
+    await eventually('Ready via either backend', async () => {
+      const r = await request(two.server).get(`/api/inference-platform/platforms/${ns}/elected`).set('Authorization', mockCredentials.user.header());
+      return r.body.platform?.status?.phase === 'Ready';
+    });
+    const leaders = await Promise.all(
+      [one, two].map(async b => (await request(b.server).get('/api/inference-platform/health')).body.operator.leader),
+    );
+    expect(leaders.filter(Boolean)).toHaveLength(1);
+    const lease = await api.request('GET', `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/bp-operator`);
+    expect(['one', 'two']).toContain(lease.body.spec.holderIdentity);
+    expect(leaders[lease.body.spec.holderIdentity === 'one' ? 0 : 1]).toBe(true);
+  });
+});

@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import type { Request, Response } from 'express';
+import type { Operator, PlatformEvent } from '@cv-platform/operator';
+
+interface BufferedEvent {
+  seq: number;
+  frame: string;
+}
+
+export interface PlatformFeedOptions {
+  /** How many past events a reconnecting client can resume from. */
+  bufferSize?: number;
+  heartbeatMs?: number;
+  /** Bytes queued for one client before it is dropped as too slow. */
+  maxBufferedBytes?: number;
+}
+
+interface Client {
+  res: Response;
+}
+
+/**
+ * The live feed behind GET /events: one subscription to the operator's
+ * informer (one upstream watch) fanned out to every SSE client. Each event is
+ * serialised once; ids are `<epoch>-<seq>` so a client can resume with
+ * Last-Event-ID after a reconnect, and ids from before a restart (another
+ * epoch) or older than the buffer get an explicit reset and a fresh snapshot.
+ */
+export class PlatformFeed {
+  private readonly epoch = randomBytes(4).toString('hex');
+  private seq = 0;
+  private readonly buffer: BufferedEvent[] = [];
+  private readonly clients = new Set<Client>();
+  private readonly unsubscribe: () => void;
+  private readonly heartbeat: NodeJS.Timeout;
+  dropped = 0;
+
+  constructor(
+    private readonly operator: Operator,
+    private readonly options: PlatformFeedOptions = {},
+  ) {
+    this.unsubscribe = operator.subscribe(e => this.publish(e));
+    this.heartbeat = setInterval(() => {
+      for (const c of this.clients) this.write(c, ': heartbeat\n\n');
+    }, options.heartbeatMs ?? 15_000);
+    this.heartbeat.unref?.();
+  }
+
+  get clientCount(): number {
+    return this.clients.size;
+  }
+
+  private id(seq: number) {
+    return `${this.epoch}-${seq}`;
+  }
+
+  private publish(e: PlatformEvent) {
+    this.seq++;
+    const frame = `id: ${this.id(this.seq)}\nevent: ${e.type}\ndata: ${JSON.stringify({
+      type: e.type,
+      platform: e.platform,
+    })}\n\n`;
+    this.buffer.push({ seq: this.seq, frame });
+    if (this.buffer.length > (this.options.bufferSize ?? 1000)) this.buffer.shift();
+    for (const c of this.clients) this.write(c, frame);
+  }
+
+  /** Writes, or drops a client whose socket cannot keep up. */
+  private write(c: Client, frame: string) {
+    if (c.res.writableEnded) return;
+    if (c.res.writableLength > (this.options.maxBufferedBytes ?? 4 * 1024 * 1024)) {
+      this.dropped++;
+      this.clients.delete(c);
+      c.res.destroy();
+      return;
+    }
+    c.res.write(frame);
+  }
+
+  private snapshotFrame() {
+    const items = this.operator.platforms();
+    return `id: ${this.id(this.seq)}\nevent: snapshot\ndata: ${JSON.stringify({ items })}\n\n`;
+  }
+
+  /** Serves one SSE connection until the client goes away. */
+  connect(req: Request, res: Response) {
+    res.status(200);
+    res.setHeader('Content-Type', 'text/event-stream');
+    res.setHeader('Cache-Control', 'no-cache, no-transform');
+    res.setHeader('Connection', 'keep-alive');
+    // Proxies (nginx) must not buffer the stream.
+    res.setHeader('X-Accel-Buffering', 'no');
+    res.flushHeaders();
+    req.socket.setNoDelay(true);
+    const client: Client = { res };
+
+    const lastId = req.header('last-event-id');
+    const [epoch, seqText] = (lastId ?? '').split('-');
+    const lastSeq = Number(seqText);
+    const oldest = this.buffer.length ? this.buffer[0].seq : this.seq + 1;
+    let first = 'retry: 2000\n\n';
+    if (lastId && epoch === this.epoch && Number.isInteger(lastSeq) && lastSeq >= oldest - 1 && lastSeq <= this.seq) {
+      for (const e of this.buffer) {
+        if (e.seq > lastSeq) first += e.frame;
+      }
+    } else {
+      if (lastId) {
+        first += `event: reset\ndata: ${JSON.stringify({ reason: `event ${lastId} is no longer buffered; a fresh snapshot follows` })}\n\n`;
+      }
+      first += this.snapshotFrame();
+    }
+    res.write(first);
+    this.clients.add(client);
+    const close = () => this.clients.delete(client);
+    req.on('close', close);
+    res.on('close', close);
+  }
+
+  close() {
+    this.unsubscribe();
+    clearInterval(this.heartbeat);
+    for (const c of this.clients) c.res.end();
+    this.clients.clear();
+  }
+}

@@ -1,0 +1,110 @@
+import {
+  coreServices,
+  createServiceFactory,
+  createServiceRef,
+  LoggerService,
+  RootConfigService,
+} from '@backstage/backend-plugin-api';
+import fs from 'node:fs';
+import path from 'node:path';
+import { JsonObject } from '@backstage/types';
+import { loadKubeConfig, Logger, Operator } from '@cv-platform/operator';
+
+/**
+ * The operator embedded in this backend, or the reason there is none (no
+ * cluster configured). One per backend process, shared by the plugin's router
+ * and the catalog entity provider.
+ */
+export interface EmbeddedOperator {
+  operator?: Operator;
+  /** Why the plugin is read-only or unavailable, when it is. */
+  unavailableReason?: string;
+}
+
+/** Backstage's logger takes JSON metadata; the operator's is looser. */
+function operatorLogger(l: LoggerService): Logger {
+  const meta = (m?: Record<string, unknown>) => m as JsonObject | undefined;
+  return {
+    info: (m, x) => l.info(m, meta(x)),
+    warn: (m, x) => l.warn(m, meta(x)),
+    error: (m, x) => l.error(m, meta(x)),
+    debug: (m, x) => l.debug(m, meta(x)),
+  };
+}
+
+export function createEmbeddedOperator(
+  config: RootConfigService,
+  logger: LoggerService,
+): EmbeddedOperator {
+  const root = config.getOptionalConfig('inferencePlatform');
+  const k8s = root?.getOptionalConfig('kubernetes');
+  let kubeConfig;
+  try {
+    const explicit = k8s?.getOptionalString('kubeconfigPath') || k8s?.getOptionalBoolean('inCluster');
+    const home = process.env.HOME ?? '';
+    const discoverable =
+      !!process.env.KUBECONFIG ||
+      !!process.env.KUBERNETES_SERVICE_HOST ||
+      (home && fs.existsSync(path.join(home, '.kube', 'config')));
+    // client-node falls back to http://localhost:8080 when it finds nothing;
+    // that is never what a portal operator wants.
+    if (!explicit && !discoverable) throw new Error('no kubeconfig found');
+    kubeConfig = loadKubeConfig({
+      kubeconfigPath: k8s?.getOptionalString('kubeconfigPath'),
+      inCluster: k8s?.getOptionalBoolean('inCluster'),
+      context: k8s?.getOptionalString('context'),
+    });
+    if (!kubeConfig.getCurrentCluster()) throw new Error('the kubeconfig has no current cluster');
+  } catch (e) {
+    const reason = `no Kubernetes cluster configured (${e instanceof Error ? e.message : e}); set inferencePlatform.kubernetes or KUBECONFIG`;
+    logger.warn(`inference-platform: ${reason}; the plugin serves no platforms`);
+    return { unavailableReason: reason };
+  }
+  const op = root?.getOptionalConfig('operator');
+  const le = op?.getOptionalConfig('leaderElection');
+  const reconcile = op?.getOptionalBoolean('enabled') ?? true;
+  if (!reconcile) {
+    logger.warn('inference-platform: operator disabled by config; watching only (read-only reconcile)');
+  }
+  const operator = new Operator({
+    kubeConfig,
+    namespaces: root?.getOptionalStringArray('namespaces'),
+    reconcile,
+    workers: op?.getOptionalNumber('workers') ?? 4,
+    leaderElection: {
+      enabled: le?.getOptionalBoolean('enabled') ?? true,
+      leaseName: le?.getOptionalString('leaseName'),
+      leaseNamespace: le?.getOptionalString('leaseNamespace'),
+      leaseDurationSeconds: le?.getOptionalNumber('leaseDurationSeconds'),
+      identity: le?.getOptionalString('identity'),
+      retryPeriodMs: le?.getOptionalNumber('retryPeriodMs'),
+    },
+    logger: operatorLogger(logger.child({ component: 'operator' })),
+  });
+  return { operator };
+}
+
+export const embeddedOperatorServiceRef = createServiceRef<EmbeddedOperator>({
+  id: 'inference-platform.operator',
+  scope: 'root',
+  defaultFactory: async service =>
+    createServiceFactory({
+      service,
+      deps: {
+        config: coreServices.rootConfig,
+        logger: coreServices.rootLogger,
+        lifecycle: coreServices.rootLifecycle,
+      },
+      async factory({ config, logger, lifecycle }) {
+        const embedded = createEmbeddedOperator(config, logger);
+        const { operator } = embedded;
+        if (operator) {
+          // Caches fill in the background; routes answer 503 until synced
+          // rather than holding up the whole backend's startup.
+          operator.start().catch(e => logger.error(`inference-platform operator failed to start: ${e}`));
+          lifecycle.addShutdownHook(() => operator.stop());
+        }
+        return embedded;
+      },
+    }),
+});
