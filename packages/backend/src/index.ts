@@ -17,6 +17,9 @@ backend.add(
 backend.add(import('@backstage/plugin-catalog-backend-module-logs'));
 
 backend.add(import('@backstage/plugin-scaffolder-backend'));
+backend.add(
+  import('@cv-platform/plugin-scaffolder-backend-module-inference-platform'),
+);
 
 backend.add(import('@backstage/plugin-permission-backend'));
 backend.add(

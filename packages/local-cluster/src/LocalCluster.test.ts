@@ -156,3 +156,20 @@ describe('LocalCluster lifecycle', () => {
     }
   });
 });
+
+describe('LocalCluster restart', () => {
+  it('restarts the API server on the same port with its data intact', async () => {
+    const cluster = await LocalCluster.start({ log: () => {} });
+    try {
+      await cluster.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'keep', namespace: 'default' }, data: { a: '1' } });
+      const before = cluster.pids();
+      await cluster.restart('kube-apiserver');
+      const after = cluster.pids();
+      expect(after[1]).not.toBe(before[1]);
+      const cm = await cluster.request('GET', '/api/v1/namespaces/default/configmaps/keep');
+      expect(cm.body.data).toEqual({ a: '1' });
+    } finally {
+      await cluster.stop();
+    }
+  });
+});

@@ -236,6 +236,25 @@ export class LocalCluster {
     this.log(`control plane ready in ${((Date.now() - started) / 1000).toFixed(1)}s at ${this.server} (kubeconfig ${this.kubeconfigPath})`);
   }
 
+  /**
+   * Stops one component and starts it again with the same flags and port
+   * (e.g. the API server, to test clients through an outage), then waits
+   * until the API answers again.
+   */
+  async restart(name: string): Promise<void> {
+    const p = this.processes.find(x => x.name === name);
+    if (!p) throw new Error(`no component ${name}`);
+    await p.stop();
+    p.start();
+    await this.until(`${name} back`, async () => {
+      try {
+        return (await this.request('GET', '/readyz')).status === 200;
+      } catch {
+        return false;
+      }
+    });
+  }
+
   private spawn(bin: string, name: string, args: string[]): ManagedProcess {
     const p = new ManagedProcess(name, path.join(bin, name), args, path.join(this.workDir, 'logs', `${name}.log`));
     p.start();

@@ -23,6 +23,8 @@ export class ManagedProcess {
   }
 
   start(): void {
+    this.exited = undefined;
+    this.stopping = false;
     const out = fs.openSync(this.logFile, 'a');
     this.child = spawn(this.command, this.args, {
       stdio: ['ignore', out, out],

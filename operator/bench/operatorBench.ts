@@ -1,0 +1,139 @@
+/* eslint-disable no-console */
+/**
+ * Operator benchmark (not a test): against a private local control plane,
+ * create N platforms at once and measure, per platform, CR creation -> all
+ * children created and CR creation -> phase Ready; total convergence time;
+ * API requests per platform; writes in steady state; operator heap.
+ *
+ *   npm run bench -w @cv-platform/operator -- [N ...]     (default: 1 100 1000)
+ */
+import { LocalCluster } from '@cv-platform/local-cluster';
+import { sampleInferencePlatform } from '@cv-platform/inference-platform-api';
+import { loadKubeConfig } from '../src/kube/loadKubeConfig';
+import { Operator } from '../src/Operator';
+
+// First pass: 2 Qdrant Services, StatefulSet, ConfigMap, inference Service
+// (a PDB only with 2+ peers); the Deployment follows once Qdrant is Ready.
+const FIRST_PASS_CHILDREN = 5;
+
+function pct(xs: number[], p: number) {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+}
+
+async function runOnce(cluster: LocalCluster, n: number) {
+  const ns = `bench-${n}-${Date.now().toString(36)}`;
+  await cluster.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  await cluster.until('default SA', async () =>
+    (await cluster.request('GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status === 200,
+  );
+  const operator = new Operator({
+    kubeConfig: loadKubeConfig({ kubeconfigPath: cluster.kubeconfigPath }),
+    namespaces: [ns],
+    workers: 8,
+    resyncPeriodMs: 3_600_000,
+    clusterInfoTtlMs: 3_600_000,
+  });
+  await operator.start();
+
+  const created = new Map<string, number>();
+  const children = new Map<string, Set<string>>();
+  const childrenDone = new Map<string, number>();
+  const deploymentAt = new Map<string, number>();
+  const ready = new Map<string, number>();
+  const onChild = (_t: string, o: any) => {
+    const name = o.metadata.labels?.['cv.platform.tech/platform'];
+    if (!name) return;
+    if (o.kind === 'Deployment') {
+      if (!deploymentAt.has(name)) deploymentAt.set(name, performance.now());
+      return;
+    }
+    if (childrenDone.has(name)) return;
+    const set = children.get(name) ?? new Set<string>();
+    set.add(`${o.kind}/${o.metadata.name}`);
+    children.set(name, set);
+    if (set.size >= FIRST_PASS_CHILDREN && created.has(name)) childrenDone.set(name, performance.now());
+  };
+  for (const c of ['services', 'statefulSets', 'configMaps', 'deployments'] as const) operator.caches[c].on(onChild);
+  operator.subscribe(e => {
+    const name = e.platform.metadata.name!;
+    if (e.platform.status?.phase === 'Ready' && !ready.has(name)) ready.set(name, performance.now());
+  });
+
+  const reqBefore = operator.client.requests;
+  const t0 = performance.now();
+  const names = Array.from({ length: n }, (_, i) => `p${i}`);
+  // Create with bounded concurrency, like a burst of kubectl applies.
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(16, n) }, async () => {
+      while (next < names.length) {
+        const name = names[next++];
+        const p = sampleInferencePlatform(name, ns);
+        p.spec.qdrant.replicas = 1;
+        p.spec.qdrant.storageClassName = 'standard';
+        p.spec.inference.replicas = 1;
+        created.set(name, performance.now());
+        const res = await cluster.request('POST', `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms`, p);
+        if (res.status >= 300) throw new Error(JSON.stringify(res.body));
+      }
+    }),
+  );
+  const deadline = Date.now() + Math.max(120_000, n * 600);
+  while (ready.size < n && Date.now() < deadline) await new Promise(r => setTimeout(r, 100));
+  const total = performance.now() - t0;
+  const converged = ready.size === n;
+
+  // Steady state: no changes, no writes.
+  await new Promise(r => setTimeout(r, 5000));
+  const writesBefore = operator.client.writes;
+  await new Promise(r => setTimeout(r, 10_000));
+  const steadyWrites = operator.client.writes - writesBefore;
+  (globalThis as any).gc?.();
+  const heapMb = process.memoryUsage().heapUsed / 2 ** 20;
+
+  const toChildren = names.filter(x => childrenDone.has(x)).map(x => childrenDone.get(x)! - created.get(x)!);
+  const toDeployment = names.filter(x => deploymentAt.has(x)).map(x => deploymentAt.get(x)! - created.get(x)!);
+  const toReady = names.filter(x => ready.has(x)).map(x => ready.get(x)! - created.get(x)!);
+  const result = {
+    n,
+    converged: `${ready.size}/${n}`,
+    totalSeconds: +(total / 1000).toFixed(2),
+    childrenP50ms: +pct(toChildren, 50).toFixed(1),
+    childrenP99ms: +pct(toChildren, 99).toFixed(1),
+    deploymentP99ms: +pct(toDeployment, 99).toFixed(1),
+    readyP50ms: +pct(toReady, 50).toFixed(1),
+    readyP99ms: +pct(toReady, 99).toFixed(1),
+    apiRequestsPerPlatform: +((operator.client.requests - reqBefore) / n).toFixed(1),
+    steadyStateWritesIn10s: steadyWrites,
+    heapMb: +heapMb.toFixed(1),
+  };
+  await operator.stop();
+  await cluster.request('DELETE', `/api/v1/namespaces/${ns}`);
+  return { result, converged };
+}
+
+async function main() {
+  const ns = process.argv.slice(2).map(Number).filter(x => x > 0);
+  const sizes = ns.length ? ns : [1, 100, 1000];
+  const cluster = await LocalCluster.start({ log: m => console.error(m) });
+  try {
+    const rows = [];
+    for (const n of sizes) {
+      console.error(`bench: N=${n} ...`);
+      rows.push((await runOnce(cluster, n)).result);
+      console.table(rows);
+    }
+    console.log('\nchildren = first-pass children (Services, StatefulSet, ConfigMap); deployment = inference Deployment, created once Qdrant is Ready');
+    console.log('targets: p99 CR->children <= 100 ms at N=1; N=1000 converges <= 60 s; steady state 0 writes; heap <= 100 MB at N=1000');
+    console.log(JSON.stringify(rows));
+  } finally {
+    await cluster.stop();
+  }
+}
+
+main().catch(e => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,19 @@
+export interface Config {
+  /**
+   * Read by the inference-platform scaffolder actions; the same keys as the
+   * inference-platform backend plugin, so both reach the same cluster.
+   */
+  inferencePlatform?: {
+    kubernetes?: {
+      /**
+       * Path of a kubeconfig file. When neither this nor `inCluster` is set,
+       * the default loading rules apply (KUBECONFIG, ~/.kube/config, in-cluster).
+       */
+      kubeconfigPath?: string;
+      /** Use the pod's service account. Default: false. */
+      inCluster?: boolean;
+      /** Context to use from the kubeconfig. Default: its current context. */
+      context?: string;
+    };
+  };
+}

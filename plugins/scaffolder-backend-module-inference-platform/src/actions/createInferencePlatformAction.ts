@@ -1,0 +1,345 @@
+import { PermissionsService } from '@backstage/backend-plugin-api';
+import { InputError, NotAllowedError } from '@backstage/errors';
+import { AuthorizeResult } from '@backstage/plugin-permission-common';
+import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
+import { KubeClient } from '@cv-platform/operator';
+import {
+  inferencePlatformCreatePermission,
+  platformEntityRef,
+  platformPagePath,
+} from '@cv-platform/plugin-inference-platform-common';
+import yaml from 'js-yaml';
+import { PlatformCreator } from '../kube/PlatformCreator';
+import { waitForReady } from '../kube/waitForReady';
+import { buildPlatform } from './buildPlatform';
+import { examples } from './createInferencePlatformAction.examples';
+
+export const CREATE_ACTION_ID = 'inference-platform:create';
+
+/**
+ * Stricter than the API server's check of metadata.name: the operator names
+ * children `<name>-qdrant-headless` (a Service, so a DNS-1035 label of at most
+ * 63 characters) and the StatefulSet's revision label adds a hash, so longer
+ * names or a leading digit would pass the API server and then fail to reconcile.
+ */
+export const PLATFORM_NAME_PATTERN = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
+export const PLATFORM_NAME_MAX_LENGTH = 40;
+const DNS_LABEL_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+
+export interface CreateInferencePlatformActionOptions {
+  /** The cluster to create platforms in; called on each run, so it may load lazily. */
+  kubeClient: () => KubeClient;
+  permissions: PermissionsService;
+  /** app.baseUrl, for the portal link. */
+  appBaseUrl: string;
+  /** Poll interval of the wait for Ready. Default 2 s. */
+  waitIntervalMs?: number;
+  /** How long phase Failed must persist before the wait gives up. Default 30 s. */
+  failedGraceMs?: number;
+}
+
+/**
+ * The `inference-platform:create` scaffolder action: builds an
+ * InferencePlatform from its input, has the API server validate it with a
+ * dry run, creates it once, and optionally waits until it is Ready.
+ */
+export function createInferencePlatformAction(
+  options: CreateInferencePlatformActionOptions,
+) {
+  return createTemplateAction({
+    id: CREATE_ACTION_ID,
+    description:
+      'Creates an InferencePlatform (Qdrant plus inference servers) in Kubernetes, validated first by a server-side dry run against the CRD; idempotent, so re-running a task never duplicates it.',
+    examples,
+    supportsDryRun: true,
+    schema: {
+      input: {
+        name: z =>
+          z
+            .string()
+            .max(PLATFORM_NAME_MAX_LENGTH)
+            .regex(new RegExp(PLATFORM_NAME_PATTERN))
+            .describe(
+              `Name of the platform: lower-case letters, digits and "-", starting with a letter, at most ${PLATFORM_NAME_MAX_LENGTH} characters.`,
+            ),
+        namespace: z =>
+          z
+            .string()
+            .max(63)
+            .regex(new RegExp(DNS_LABEL_PATTERN))
+            .describe(
+              'Kubernetes namespace to create the platform in; it must exist.',
+            ),
+        owner: z =>
+          z
+            .string()
+            .optional()
+            .describe(
+              'Catalog entity ref of the owning user or group (e.g. group:default/ml-platform); stored as the cv.platform.tech/owner annotation.',
+            ),
+        entityRef: z =>
+          z
+            .string()
+            .optional()
+            .describe(
+              'Catalog entity ref of the component this platform serves; stored as the cv.platform.tech/catalog-entity annotation.',
+            ),
+        qdrant: z =>
+          z
+            .object({
+              version: z
+                .string()
+                .describe(
+                  'Qdrant release, e.g. v1.6.0; selects the image tag.',
+                ),
+              replicas: z
+                .number()
+                .int()
+                .optional()
+                .describe(
+                  'Number of Qdrant peers (1-100); 2 or more runs Qdrant distributed.',
+                ),
+              storageSize: z
+                .union([z.string(), z.number()])
+                .optional()
+                .describe('Size of each Qdrant data volume, e.g. 10Gi.'),
+              storageClassName: z
+                .string()
+                .optional()
+                .describe(
+                  'StorageClass of the data volumes; empty uses the cluster default.',
+                ),
+            })
+            .passthrough()
+            .describe(
+              'spec.qdrant of the custom resource. Other spec.qdrant fields are passed through; the CRD validates them.',
+            ),
+        inference: z =>
+          z
+            .object({
+              image: z.string().describe('Image of the inference-service.'),
+              modelUrl: z
+                .string()
+                .describe(
+                  'Where the ONNX model is loaded from: s3://, http(s)://, pvc://<claim>/<path> or file://.',
+                ),
+              replicas: z
+                .number()
+                .int()
+                .optional()
+                .describe('Number of inference servers (0-1000).'),
+              resources: z
+                .object({
+                  requests: z
+                    .record(z.union([z.string(), z.number()]))
+                    .optional()
+                    .describe('e.g. { cpu: "1", memory: 2Gi }'),
+                  limits: z
+                    .record(z.union([z.string(), z.number()]))
+                    .optional()
+                    .describe('Each limit must be >= its request.'),
+                })
+                .optional()
+                .describe('Compute resources of each inference server.'),
+              gpu: z
+                .object({
+                  count: z
+                    .number()
+                    .int()
+                    .optional()
+                    .describe('nvidia.com/gpu per server (0-16).'),
+                  type: z
+                    .string()
+                    .optional()
+                    .describe(
+                      'Required GPU product, e.g. NVIDIA-A100-SXM4-40GB; needs count > 0.',
+                    ),
+                })
+                .optional()
+                .describe('GPU requirements of each inference server.'),
+              modelSource: z
+                .object({
+                  mode: z
+                    .enum(['emptyDir', 'pvc'])
+                    .optional()
+                    .describe(
+                      'emptyDir (in memory) for small models, pvc for large ones.',
+                    ),
+                  sizeLimit: z
+                    .union([z.string(), z.number()])
+                    .optional()
+                    .describe('Size of the model volume, e.g. 1Gi.'),
+                  storageClassName: z
+                    .string()
+                    .optional()
+                    .describe('StorageClass of the model PVC (mode pvc).'),
+                })
+                .optional()
+                .describe(
+                  'How the model is pre-loaded before the server starts.',
+                ),
+            })
+            .passthrough()
+            .describe(
+              'spec.inference of the custom resource. Other spec.inference fields are passed through; the CRD validates them.',
+            ),
+        createInCluster: z =>
+          z
+            .boolean()
+            .default(true)
+            .describe(
+              'Create the platform now. False only validates it with a server-side dry run and outputs the manifest (for GitOps).',
+            ),
+        waitForReady: z =>
+          z
+            .boolean()
+            .default(false)
+            .describe(
+              'Wait until the operator reports phase Ready, logging progress.',
+            ),
+        timeoutSeconds: z =>
+          z
+            .number()
+            .int()
+            .min(1)
+            .max(3600)
+            .default(600)
+            .describe('How long to wait for phase Ready.'),
+      },
+      output: {
+        name: z => z.string().describe('Name of the platform.'),
+        namespace: z => z.string().describe('Namespace of the platform.'),
+        portalUrl: z =>
+          z.string().describe("Link to the platform's page in the portal."),
+        entityRef: z =>
+          z
+            .string()
+            .describe(
+              'Ref of the catalog Resource that represents the platform.',
+            ),
+        created: z =>
+          z
+            .boolean()
+            .describe(
+              'True when this run created the platform; false on a dry run, without createInCluster, or when an earlier run of the same request had created it.',
+            ),
+        manifest: z =>
+          z
+            .string()
+            .describe('The InferencePlatform custom resource, as YAML.'),
+        phase: z =>
+          z
+            .string()
+            .optional()
+            .describe(
+              'Phase of the platform when the action ended (with waitForReady).',
+            ),
+      },
+    },
+    async handler(ctx) {
+      const { input, logger } = ctx;
+      const { name, namespace } = input;
+      // The runner validates input against the schema; direct callers do not.
+      if (
+        name.length > PLATFORM_NAME_MAX_LENGTH ||
+        !new RegExp(PLATFORM_NAME_PATTERN).test(name)
+      ) {
+        throw new InputError(
+          `Invalid platform name "${name}": use lower-case letters, digits and "-", start with a letter and end with a letter or digit, at most ${PLATFORM_NAME_MAX_LENGTH} characters`,
+        );
+      }
+      const credentials = await ctx.getInitiatorCredentials();
+      const [decision] = await options.permissions.authorize(
+        [{ permission: inferencePlatformCreatePermission }],
+        { credentials },
+      );
+      if (decision.result !== AuthorizeResult.ALLOW) {
+        throw new NotAllowedError(
+          `You are not allowed to create inference platforms (${inferencePlatformCreatePermission.name})`,
+        );
+      }
+
+      const createInCluster = input.createInCluster ?? true;
+      const creates = createInCluster && !ctx.isDryRun;
+      // Only a platform this task creates carries the task's id: a manifest
+      // for a repository, or from a dry run, would carry a meaningless one.
+      const platform = buildPlatform(input, {
+        taskId: creates ? ctx.task.id : undefined,
+      });
+      const label = `InferencePlatform ${namespace}/${name}`;
+      const portalUrl = `${options.appBaseUrl.replace(
+        /\/$/,
+        '',
+      )}${platformPagePath(namespace, name)}`;
+      ctx.output('name', name);
+      ctx.output('namespace', namespace);
+      ctx.output('portalUrl', portalUrl);
+      ctx.output('entityRef', platformEntityRef(namespace, name));
+      ctx.output(
+        'manifest',
+        yaml.dump(platform, { lineWidth: -1, noRefs: true }),
+      );
+
+      const creator = new PlatformCreator(options.kubeClient());
+      if (!creates) {
+        const { exists } = await creator.validate(platform);
+        logger.info(
+          `The API server accepted ${label} in a server-side dry run; nothing was created${
+            ctx.isDryRun
+              ? ' (scaffolder dry run)'
+              : ' (createInCluster is false)'
+          }`,
+        );
+        if (exists && createInCluster) {
+          logger.warn(
+            `${label} already exists: a real run succeeds only if it has the same owner and spec`,
+          );
+        }
+        ctx.output('created', false);
+        return;
+      }
+
+      const { created } = await ctx.checkpoint({
+        key: `create-${namespace}-${name}`,
+        fn: async () => {
+          const result = await creator.createOnce(platform, ctx.task.id);
+          return {
+            created: result.created,
+            uid: result.platform.metadata.uid ?? '',
+          };
+        },
+      });
+      logger.info(
+        created
+          ? `Created ${label}`
+          : `${label} already exists from an earlier run of this request; not creating it again`,
+      );
+      ctx.output('created', created);
+
+      if (!input.waitForReady) return;
+      const timeoutSeconds = input.timeoutSeconds ?? 600;
+      logger.info(
+        `Waiting up to ${timeoutSeconds} s for ${label} to become Ready`,
+      );
+      try {
+        const ready = await waitForReady({
+          read: () => creator.get(platform),
+          timeoutMs: timeoutSeconds * 1000,
+          intervalMs: options.waitIntervalMs,
+          failedGraceMs: options.failedGraceMs,
+          log: line => logger.info(`${label}: ${line}`),
+          signal: ctx.signal,
+        });
+        ctx.output('phase', ready.status!.phase!);
+        logger.info(`${label} is Ready: ${portalUrl}`);
+      } catch (e) {
+        if (ctx.signal?.aborted) throw e;
+        throw new Error(
+          `${label} was created but did not become Ready: ${
+            e instanceof Error ? e.message : e
+          }. The operator keeps reconciling it; follow it at ${portalUrl}`,
+        );
+      }
+    },
+  });
+}
