@@ -7,3 +7,4 @@ export * from './types';
 export * from './crd';
 export * from './withDefaults';
 export * from './samples';
+export * from './renderCrd';

@@ -1,23 +1,58 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import {
   createTestNamespace,
   deleteTestNamespace,
+  ensureBinaries,
+  eventually,
   testApi,
+  testKubeconfigPath,
 } from '@cv-platform/local-cluster';
-import { renderCrdYaml } from './renderCrd';
-import { sampleInferencePlatform } from './samples';
-import { InferencePlatform } from './types';
+import {
+  InferencePlatform,
+  renderCrdYaml,
+  sampleInferencePlatform,
+} from '@cv-platform/inference-platform-api';
 
 jest.setTimeout(60_000);
 
 describe('the committed CRD', () => {
   it('is exactly what crd.ts generates', () => {
     const committed = fs.readFileSync(
-      path.resolve(__dirname, '../../../deploy/crds/inferenceplatforms.cv.platform.tech.yaml'),
+      path.resolve(__dirname, '../../deploy/crds/inferenceplatforms.cv.platform.tech.yaml'),
       'utf8',
     );
     expect(committed).toBe(renderCrdYaml());
+  });
+});
+
+describe('kubectl', () => {
+  it('explains the schema and prints the printer columns', async () => {
+    const kubectl = path.join(ensureBinaries(), 'kubectl');
+    const run = (...args: string[]) =>
+      execFileSync(kubectl, [`--kubeconfig=${testKubeconfigPath()}`, ...args], { encoding: 'utf8' });
+    // The OpenAPI of a new CRD is published a moment after it is established.
+    const explained = await eventually('kubectl explain', async () => {
+      try {
+        return run('explain', 'ipf.spec.qdrant');
+      } catch {
+        return undefined;
+      }
+    }, 30_000);
+    expect(explained).toMatch(/The Qdrant vector database tier/);
+    expect(explained).toMatch(/version\s+<string> -required-/);
+    const api = testApi();
+    const ns = await createTestNamespace(api, 'kubectl');
+    try {
+      await api.request('POST', `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms`, sampleInferencePlatform('shown', ns));
+      const table = run('get', 'ipf', '-n', ns).split('\n');
+      expect(table[0]).toMatch(/^NAME\s+PHASE\s+QDRANT\s+INFERENCE\s+AGE$/);
+      expect(table[1]).toMatch(/^shown\s/);
+      expect(run('get', 'ipf', '-n', ns, '-o', 'wide').split('\n')[0]).toMatch(/MODEL/);
+    } finally {
+      await deleteTestNamespace(api, ns);
+    }
   });
 });
 
