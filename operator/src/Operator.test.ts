@@ -86,8 +86,13 @@ describe('InferencePlatform operator', () => {
       for (const type of ['Ready', 'QdrantReady', 'InferenceReady', 'ModelLoaded']) {
         expect(condition(ready, type)).toMatchObject({ status: 'True', observedGeneration: ready.metadata.generation });
       }
-      // Simulated pods have no reachable Qdrant: said so, not retried hot.
-      expect(condition(ready, 'QdrantClusterReachable')).toMatchObject({ status: 'False', reason: 'ClusterInfoUnavailable' });
+      // Simulated pods have no reachable Qdrant: said so (asked in the background), not retried hot.
+      const withInfo = await eventually('cluster info condition', async () => {
+        const x = await getPlatform(ns, 'image-retrieval-prod');
+        return condition(x, 'QdrantClusterReachable') ? x : undefined;
+      });
+      expect(condition(withInfo, 'QdrantClusterReachable')).toMatchObject({ status: 'False', reason: 'ClusterInfoUnavailable' });
+      expect(withInfo.status.qdrantCluster.message).toMatch(/GET http:\/\/image-retrieval-prod-qdrant\..*\/cluster failed/);
 
       // The inference Deployment only appeared after every Qdrant peer was ready.
       const events = await get(`/api/v1/namespaces/${ns}/events?fieldSelector=involvedObject.name%3Dimage-retrieval-prod`);
@@ -98,6 +103,9 @@ describe('InferencePlatform operator', () => {
       const dep = d.metadata.creationTimestamp;
       expect(dep >= s.metadata.creationTimestamp).toBe(true);
       expect(op.reconciles).toBeGreaterThan(0);
+      const metrics = await op.metrics.registry.metrics();
+      expect(metrics).toMatch(/controller_runtime_reconcile_total\{controller="inferenceplatform",result="(success|requeue_after)"\} [1-9]/);
+      expect(metrics).toMatch(/inference_platform_operator_api_writes_total\{kind="StatefulSet",verb="apply"\} 1/);
     });
   });
 

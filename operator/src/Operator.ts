@@ -102,6 +102,7 @@ export class Operator {
       qdrant: new QdrantAdminClient(),
       qdrantUrl: options.qdrantUrl,
       clusterInfoTtlMs: options.clusterInfoTtlMs,
+      requeue: key => this.queue.add(key),
     });
     this.wireEventHandlers();
   }

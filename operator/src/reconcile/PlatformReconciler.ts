@@ -58,6 +58,8 @@ export interface ReconcilerOptions {
   qdrantUrl?: (p: InferencePlatform) => string;
   /** How long a cluster-info answer is trusted before Qdrant is asked again. */
   clusterInfoTtlMs?: number;
+  /** Queues a platform for another pass (when a background answer arrives). */
+  requeue?: (key: string) => void;
   now?: () => Date;
 }
 
@@ -79,6 +81,7 @@ function sameStatus(a: unknown, b: unknown) {
  */
 export class PlatformReconciler {
   private readonly clusterInfo = new Map<string, { at: number; info: QdrantClusterInfo }>();
+  private readonly clusterInfoInFlight = new Set<string>();
   private readonly qdrant: QdrantAdminClient;
 
   constructor(private readonly o: ReconcilerOptions) {
@@ -142,7 +145,7 @@ export class PlatformReconciler {
           o.metadata.labels?.[LABEL_PLATFORM] === name &&
           o.metadata.labels?.[LABEL_COMPONENT] === component,
       );
-    const clusterInfo = await this.qdrantClusterInfo(key, p, spec.qdrant.apiKeySecretRef, sts);
+    const clusterInfo = this.qdrantClusterInfo(key, p, spec.qdrant.apiKeySecretRef, sts);
     const status = computeStatus(
       p,
       spec,
@@ -160,7 +163,8 @@ export class PlatformReconciler {
 
     if (reconcileError) throw new Error(reconcileError);
     if (status.phase === 'Failed') return { requeueWithBackoff: true };
-    if (clusterInfo && !clusterInfo.reachable) {
+    // Look at Qdrant's cluster state again after the TTL; unchanged answers cost no writes.
+    if (clusterInfo || sts?.status?.readyReplicas) {
       return { requeueAfterMs: this.o.clusterInfoTtlMs ?? 60_000 };
     }
     return {};
@@ -216,19 +220,40 @@ export class PlatformReconciler {
     }
   }
 
-  private async qdrantClusterInfo(
+  /**
+   * The last known cluster info. Qdrant is asked in the background when the
+   * answer is older than the TTL, so a slow or unreachable Qdrant never holds
+   * up a reconcile; a changed answer queues the platform for another pass.
+   */
+  private qdrantClusterInfo(
     key: string,
     p: InferencePlatform,
     apiKeyRef: { name: string; key?: string } | undefined,
     sts: any,
-  ): Promise<QdrantClusterInfo | undefined> {
+  ): QdrantClusterInfo | undefined {
     if (!sts || (sts.status?.readyReplicas ?? 0) === 0) {
       this.clusterInfo.delete(key);
       return undefined;
     }
-    const ttl = this.o.clusterInfoTtlMs ?? 60_000;
     const cached = this.clusterInfo.get(key);
-    if (cached && Date.now() - cached.at < ttl) return cached.info;
+    const ttl = this.o.clusterInfoTtlMs ?? 60_000;
+    if ((!cached || Date.now() - cached.at >= ttl) && !this.clusterInfoInFlight.has(key)) {
+      this.clusterInfoInFlight.add(key);
+      this.fetchClusterInfo(p, apiKeyRef)
+        .then(info => {
+          const changed = JSON.stringify(info) !== JSON.stringify(this.clusterInfo.get(key)?.info);
+          this.clusterInfo.set(key, { at: Date.now(), info });
+          if (changed) this.o.requeue?.(key);
+        })
+        .finally(() => this.clusterInfoInFlight.delete(key));
+    }
+    return cached?.info;
+  }
+
+  private async fetchClusterInfo(
+    p: InferencePlatform,
+    apiKeyRef: { name: string; key?: string } | undefined,
+  ): Promise<QdrantClusterInfo> {
     let apiKey: string | undefined;
     if (apiKeyRef) {
       try {
@@ -236,15 +261,10 @@ export class PlatformReconciler {
         const data = secret.data?.[apiKeyRef.key ?? 'api-key'];
         apiKey = data ? Buffer.from(data, 'base64').toString('utf8') : undefined;
       } catch (e) {
-        const info = { reachable: false, message: `cannot read API key Secret ${apiKeyRef.name}: ${e instanceof Error ? e.message : e}` };
-        this.clusterInfo.set(key, { at: Date.now(), info });
-        return info;
+        return { reachable: false, message: `cannot read API key Secret ${apiKeyRef.name}: ${e instanceof Error ? e.message : e}` };
       }
     }
-    const url = this.o.qdrantUrl?.(p) ?? qdrantServiceUrl(p);
-    const info = await this.qdrant.clusterInfo(url, apiKey);
-    this.clusterInfo.set(key, { at: Date.now(), info });
-    return info;
+    return this.qdrant.clusterInfo(this.o.qdrantUrl?.(p) ?? qdrantServiceUrl(p), apiKey);
   }
 
   private async writeStatus(p: InferencePlatform, status: any) {
