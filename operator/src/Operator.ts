@@ -259,6 +259,7 @@ export class Operator {
     this.abort?.abort();
     this.queue.shutDown();
     await Promise.allSettled(this.running);
+    this.client.close();
     this.abort = undefined;
     this.running = [];
   }

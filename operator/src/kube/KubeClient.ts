@@ -57,6 +57,7 @@ export class KubeClient {
   writes = 0;
   requests = 0;
   private readonly server: string;
+  private resolved?: { at: number; opts: https.RequestOptions; agent: http.Agent };
 
   constructor(readonly kubeConfig: KubeConfig) {
     const cluster = kubeConfig.getCurrentCluster();
@@ -64,18 +65,43 @@ export class KubeClient {
     this.server = cluster.server.replace(/\/$/, '');
   }
 
+  /**
+   * Credentials and TLS settings from the kubeconfig, resolved once a minute
+   * (exec and OIDC tokens rotate) rather than per request, over a keep-alive
+   * agent: resolving per request cost a new TLS session each time.
+   */
+  private async transport(): Promise<https.RequestOptions> {
+    if (this.resolved && Date.now() - this.resolved.at < 60_000) return this.resolved.opts;
+    const opts: https.RequestOptions = { headers: {} };
+    await this.kubeConfig.applyToHTTPSOptions(opts);
+    const isHttps = this.server.startsWith('https:');
+    opts.agent = isHttps
+      ? new https.Agent({ keepAlive: true, maxSockets: Infinity, ca: opts.ca, cert: opts.cert, key: opts.key, rejectUnauthorized: opts.rejectUnauthorized })
+      : new http.Agent({ keepAlive: true, maxSockets: Infinity });
+    this.resolved?.agent.destroy();
+    this.resolved = { at: Date.now(), opts, agent: opts.agent as http.Agent };
+    return opts;
+  }
+
   private async options(method: string, path: string, headers: Record<string, string>) {
     const url = new URL(this.server + path);
+    const t = await this.transport();
     const opts: https.RequestOptions = {
+      ...t,
       method,
       protocol: url.protocol,
       hostname: url.hostname,
       port: url.port,
       path: url.pathname + url.search,
-      headers: { Accept: 'application/json', ...headers },
+      headers: { ...(t.headers as Record<string, string>), Accept: 'application/json', ...headers },
     };
-    await this.kubeConfig.applyToHTTPSOptions(opts);
     return { opts, mod: url.protocol === 'https:' ? https : http };
+  }
+
+  /** Closes pooled connections (idle keep-alive sockets would hold the process open). */
+  close() {
+    this.resolved?.agent.destroy();
+    this.resolved = undefined;
   }
 
   async request<T = any>(

@@ -122,17 +122,17 @@ export class PlatformReconciler {
     }
     children.push({ obj: inferenceService(p), ref: Resources.services, cache: caches.services });
 
+    // Children are independent objects: apply them concurrently.
     let reconcileError: string | undefined;
-    for (const child of children) {
-      try {
-        await this.applyIfChanged(p, child);
-      } catch (e) {
-        reconcileError = `${child.obj.kind} ${child.obj.metadata.name}: ${e instanceof Error ? e.message : e}`;
-        logger.error(`Failed to apply ${child.obj.kind}`, { name: child.obj.metadata.name, namespace, error: String(e) });
-        await this.o.recorder.record(p, 'Warning', 'ApplyFailed', reconcileError);
-        break;
-      }
-    }
+    const results = await Promise.allSettled(children.map(child => this.applyIfChanged(p, child)));
+    results.forEach((r, i) => {
+      if (r.status === 'fulfilled' || reconcileError) return;
+      const child = children[i];
+      const e = r.reason;
+      reconcileError = `${child.obj.kind} ${child.obj.metadata.name}: ${e instanceof Error ? e.message : e}`;
+      logger.error(`Failed to apply ${child.obj.kind}`, { name: child.obj.metadata.name, namespace, error: String(e) });
+      void this.o.recorder.record(p, 'Warning', 'ApplyFailed', reconcileError);
+    });
     if (!reconcileError) {
       await this.deleteIfPresent(p, caches.pdbs, Resources.pdbs, pdb ? undefined : names.qdrant(p));
       await this.deleteIfPresent(p, caches.pvcs, Resources.pvcs, pvc ? undefined : names.modelPvc(p));
@@ -197,7 +197,8 @@ export class PlatformReconciler {
       namespace: obj.metadata.namespace,
       ...(drift ? { reason: 'reverted a change made outside the operator' } : {}),
     });
-    await this.o.recorder.record(
+    // Events are best effort and must not slow the pass down.
+    void this.o.recorder.record(
       p,
       'Normal',
       drift ? 'DriftCorrected' : verb,
@@ -214,7 +215,7 @@ export class PlatformReconciler {
       await this.o.client.delete(resourcePath(ref, p.metadata.namespace, name));
       this.o.metrics.writes.inc({ kind: ref.kind, verb: 'delete' });
       this.o.logger.info(`Deleted ${ref.kind}`, { name, namespace: p.metadata.namespace });
-      await this.o.recorder.record(p, 'Normal', 'Deleted', `Deleted ${ref.kind} ${name}`);
+      void this.o.recorder.record(p, 'Normal', 'Deleted', `Deleted ${ref.kind} ${name}`);
     } catch (e) {
       if (!(e instanceof KubeApiError && e.statusCode === 404)) throw e;
     }
@@ -281,7 +282,7 @@ export class PlatformReconciler {
         name: p.metadata.name,
         namespace: p.metadata.namespace,
       });
-      await this.o.recorder.record(
+      void this.o.recorder.record(
         p,
         status.phase === 'Failed' || status.phase === 'Degraded' ? 'Warning' : 'Normal',
         status.phase,

@@ -21,6 +21,8 @@ export interface LocalClusterOptions {
   keepWorkDir?: boolean;
   log?: (message: string) => void;
   readyTimeoutMs?: number;
+  /** More CPU nodes beyond the standard four (benchmarks with thousands of pods). */
+  extraCpuNodes?: number;
 }
 
 const sleep = (ms: number) => new Promise(r => setTimeout(r, ms));
@@ -329,17 +331,23 @@ export class LocalCluster {
         volumeBindingMode: 'Immediate',
       });
     }
-    for (const node of FAKE_NODES) {
-      const manifest = fakeNodeManifest(node);
-      await this.apply(manifest);
-    }
+    const nodes = [
+      ...FAKE_NODES,
+      ...Array.from({ length: this.options.extraCpuNodes ?? 0 }, (_, i) => ({
+        name: `kwok-cpu-x${i}`,
+        zone: i % 2 ? 'zone-b' : 'zone-a',
+        cpu: '64',
+        memory: '256Gi',
+      })),
+    ];
+    for (const node of nodes) await this.apply(fakeNodeManifest(node));
     await this.installCrds(this.options.crdDir ?? path.join(repoRoot, 'deploy', 'crds'));
     await this.until('fake nodes Ready', async () => {
       const res = await this.request('GET', '/api/v1/nodes');
       const ready = (res.body.items ?? []).filter((n: any) =>
         (n.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True'),
       );
-      return ready.length === FAKE_NODES.length;
+      return ready.length === nodes.length;
     });
     await this.until('default ServiceAccount', async () =>
       (await this.request('GET', '/api/v1/namespaces/default/serviceaccounts/default')).status === 200,

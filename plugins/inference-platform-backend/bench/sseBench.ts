@@ -108,6 +108,10 @@ async function main() {
   const args = process.argv.slice(2).map(Number).filter(n => n > 0);
   const counts = args.length ? args : [1, 100, 1000];
   const cluster = await LocalCluster.start({ log: m => console.error(m) });
+  // Stopped early (Ctrl-C): take the control plane down with us.
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(sig, () => void cluster.stop().finally(() => process.exit(130)));
+  }
   const ns = 'default';
   const operator = new Operator({
     kubeConfig: loadKubeConfig({ kubeconfigPath: cluster.kubeconfigPath }),
