@@ -8,7 +8,15 @@
  *   npm run bench -w @cv-platform/operator -- [N ...]     (default: 1 100 1000)
  */
 import { LocalCluster } from '@cv-platform/local-cluster';
-import { sampleInferencePlatform } from '@cv-platform/inference-platform-api';
+import { sampleInferencePlatform, withDefaults } from '@cv-platform/inference-platform-api';
+import {
+  inferenceConfigMap,
+  inferenceDeployment,
+  inferenceService,
+  qdrantClientService,
+  qdrantHeadlessService,
+  qdrantStatefulSet,
+} from '../src';
 import { loadKubeConfig } from '../src/kube/loadKubeConfig';
 import { Operator } from '../src/Operator';
 
@@ -140,6 +148,55 @@ async function runOnce(cluster: LocalCluster, n: number) {
   return { result, converged };
 }
 
+/**
+ * Baseline, side by side: the same children (built by the operator's own
+ * builders) applied straight to the API server with no operator, Qdrant and
+ * inference at once. What the simulated control plane itself needs to bring
+ * N platforms' workloads to Ready on this machine.
+ */
+async function baseline(cluster: LocalCluster, n: number) {
+  const ns = `base-${n}-${Date.now().toString(36)}`;
+  await cluster.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  await cluster.until('default SA', async () =>
+    (await cluster.request('GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status === 200,
+  );
+  const t0 = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(16, n) }, async () => {
+      while (next < n) {
+        const p = sampleInferencePlatform(`p${next++}`, ns);
+        p.metadata.uid = '00000000-0000-0000-0000-000000000000';
+        p.spec.qdrant.replicas = 1;
+        p.spec.qdrant.storageClassName = 'standard';
+        p.spec.inference.replicas = 1;
+        p.spec.inference.resources = { requests: { cpu: '10m', memory: '32Mi' } };
+        const spec = withDefaults(p.spec);
+        for (const obj of [qdrantHeadlessService(p), qdrantClientService(p), qdrantStatefulSet(p, spec), inferenceConfigMap(p, spec), inferenceDeployment(p, spec), inferenceService(p)]) {
+          // No owner to point to: these objects stand alone.
+          delete (obj.metadata as any).ownerReferences;
+          await cluster.apply(obj);
+        }
+      }
+    }),
+  );
+  const readyCount = async () => {
+    const [sts, dep] = await Promise.all([
+      cluster.request('GET', `/apis/apps/v1/namespaces/${ns}/statefulsets`),
+      cluster.request('GET', `/apis/apps/v1/namespaces/${ns}/deployments`),
+    ]);
+    return Math.min(
+      sts.body.items.filter((x: any) => (x.status?.readyReplicas ?? 0) >= 1).length,
+      dep.body.items.filter((x: any) => (x.status?.readyReplicas ?? 0) >= 1).length,
+    );
+  };
+  const deadline = Date.now() + Math.max(120_000, n * 600);
+  while ((await readyCount()) < n && Date.now() < deadline) await new Promise(r => setTimeout(r, 500));
+  const seconds = (performance.now() - t0) / 1000;
+  await cluster.request('DELETE', `/api/v1/namespaces/${ns}`);
+  return { converged: `${await readyCount().catch(() => 0)}/${n}`, seconds };
+}
+
 async function main() {
   const ns = process.argv.slice(2).map(Number).filter(x => x > 0);
   const sizes = ns.length ? ns : [1, 100, 1000];
@@ -154,7 +211,10 @@ async function main() {
     const rows = [];
     for (const n of sizes) {
       console.error(`bench: N=${n} ...`);
-      rows.push((await runOnce(cluster, n)).result);
+      const { result } = await runOnce(cluster, n);
+      console.error(`bench: baseline N=${n} (same workloads, no operator) ...`);
+      const b = await baseline(cluster, n);
+      rows.push({ ...result, baselineSeconds: +b.seconds.toFixed(2), vsBaseline: +(result.totalSeconds / b.seconds).toFixed(2) });
       console.table(rows);
     }
     console.log('\nchildren = first-pass children (Services, StatefulSet, ConfigMap); deployment = inference Deployment, created once Qdrant is Ready');

@@ -79,6 +79,8 @@ export class Informer {
   }
 
   private upsert(obj: any) {
+    // managedFields is often half an object's size and nothing here reads it.
+    if (obj.metadata?.managedFields) delete obj.metadata.managedFields;
     const key = objectKey(obj);
     const old = this.cache.get(key);
     if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) return;
