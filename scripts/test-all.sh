@@ -11,3 +11,7 @@ export CI=true
 # operator really connects to a cluster.
 npx tsx packages/local-cluster/src/cli.ts run -- bash -c \
   'npx backstage-cli repo test --maxWorkers=2 && npx tsx scripts/smoke.ts'
+# Browser end-to-end tests start their own control plane, backend and app.
+bash scripts/ensure-browser.sh
+npx tsc -p e2e --noEmit
+npx tsx e2e/platformsLive.e2e.ts

@@ -11,7 +11,10 @@ import {
 import { ScaffolderPage, scaffolderPlugin } from '@backstage/plugin-scaffolder';
 import { orgPlugin } from '@backstage/plugin-org';
 import { UserSettingsPage } from '@backstage/plugin-user-settings';
-import { InferencePlatformsPage } from '@cv-platform/plugin-inference-platform';
+import {
+  inferencePlatformPlugin,
+  InferencePlatformsPage,
+} from '@cv-platform/plugin-inference-platform';
 import { apis } from './apis';
 import { entityPage } from './components/catalog/EntityPage';
 import { Root } from './components/Root';
@@ -39,6 +42,9 @@ const app = createApp({
     });
     bind(orgPlugin.externalRoutes, {
       catalogIndex: catalogPlugin.routes.catalogIndex,
+    });
+    bind(inferencePlatformPlugin.externalRoutes, {
+      createPlatform: scaffolderPlugin.routes.root,
     });
   },
   components: {

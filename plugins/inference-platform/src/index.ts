@@ -3,4 +3,16 @@
  *
  * @packageDocumentation
  */
-export { inferencePlatformPlugin, InferencePlatformsPage } from './plugin';
+export {
+  inferencePlatformPlugin,
+  InferencePlatformsPage,
+  EntityInferencePlatformCard,
+  EntityInferencePlatformContent,
+} from './plugin';
+export { isInferencePlatformAvailable } from './components/EntityInferencePlatform/platformAnnotation';
+export { inferencePlatformApiRef, InferencePlatformClient } from './api';
+export type {
+  InferencePlatformApi,
+  ConnectionStatus,
+  ConnectionState,
+} from './api';

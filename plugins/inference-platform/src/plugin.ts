@@ -1,16 +1,38 @@
 import {
+  createApiFactory,
+  createComponentExtension,
   createPlugin,
   createRoutableExtension,
+  discoveryApiRef,
+  fetchApiRef,
 } from '@backstage/core-plugin-api';
-import { rootRouteRef } from './routes';
+import { inferencePlatformApiRef, InferencePlatformClient } from './api';
+import {
+  createPlatformRouteRef,
+  platformRouteRef,
+  rootRouteRef,
+} from './routes';
 
 /** @public */
 export const inferencePlatformPlugin = createPlugin({
   id: 'inference-platform',
-  routes: { root: rootRouteRef },
+  apis: [
+    createApiFactory({
+      api: inferencePlatformApiRef,
+      deps: { discoveryApi: discoveryApiRef, fetchApi: fetchApiRef },
+      factory: ({ discoveryApi, fetchApi }) =>
+        new InferencePlatformClient({ discoveryApi, fetchApi }),
+    }),
+  ],
+  routes: { root: rootRouteRef, platform: platformRouteRef },
+  externalRoutes: { createPlatform: createPlatformRouteRef },
 });
 
-/** @public */
+/**
+ * The list of platforms, and each platform's page below it.
+ *
+ * @public
+ */
 export const InferencePlatformsPage = inferencePlatformPlugin.provide(
   createRoutableExtension({
     name: 'InferencePlatformsPage',
@@ -19,5 +41,31 @@ export const InferencePlatformsPage = inferencePlatformPlugin.provide(
         m => m.InferencePlatformsPage,
       ),
     mountPoint: rootRouteRef,
+  }),
+);
+
+/** @public */
+export const EntityInferencePlatformCard = inferencePlatformPlugin.provide(
+  createComponentExtension({
+    name: 'EntityInferencePlatformCard',
+    component: {
+      lazy: () =>
+        import('./components/EntityInferencePlatform').then(
+          m => m.EntityInferencePlatformCard,
+        ),
+    },
+  }),
+);
+
+/** @public */
+export const EntityInferencePlatformContent = inferencePlatformPlugin.provide(
+  createComponentExtension({
+    name: 'EntityInferencePlatformContent',
+    component: {
+      lazy: () =>
+        import('./components/EntityInferencePlatform').then(
+          m => m.EntityInferencePlatformContent,
+        ),
+    },
   }),
 );

@@ -22,6 +22,11 @@ import {
   EntityOwnershipCard,
 } from '@backstage/plugin-org';
 import { EntityCatalogGraphCard } from '@backstage/plugin-catalog-graph';
+import {
+  EntityInferencePlatformCard,
+  EntityInferencePlatformContent,
+  isInferencePlatformAvailable,
+} from '@cv-platform/plugin-inference-platform';
 
 const entityWarningContent = (
   <>
@@ -49,6 +54,17 @@ const entityWarningContent = (
   </>
 );
 
+/** Live card of the platform an entity names in its annotation. */
+const inferencePlatformCard = (
+  <EntitySwitch>
+    <EntitySwitch.Case if={isInferencePlatformAvailable}>
+      <Grid item md={6} xs={12}>
+        <EntityInferencePlatformCard />
+      </Grid>
+    </EntitySwitch.Case>
+  </EntitySwitch>
+);
+
 const overviewContent = (
   <Grid container spacing={3} alignItems="stretch">
     {entityWarningContent}
@@ -58,10 +74,21 @@ const overviewContent = (
     <Grid item md={6} xs={12}>
       <EntityCatalogGraphCard height={400} />
     </Grid>
+    {inferencePlatformCard}
     <Grid item md={4} xs={12}>
       <EntityLinksCard />
     </Grid>
   </Grid>
+);
+
+const inferencePlatformTab = (
+  <EntityLayout.Route
+    path="/inference-platform"
+    title="Inference platform"
+    if={isInferencePlatformAvailable}
+  >
+    <EntityInferencePlatformContent />
+  </EntityLayout.Route>
 );
 
 const defaultEntityPage = (
@@ -69,6 +96,7 @@ const defaultEntityPage = (
     <EntityLayout.Route path="/" title="Overview">
       {overviewContent}
     </EntityLayout.Route>
+    {inferencePlatformTab}
   </EntityLayout>
 );
 
@@ -89,8 +117,10 @@ const systemPage = (
         <Grid item md={6}>
           <EntityHasResourcesCard />
         </Grid>
+        {inferencePlatformCard}
       </Grid>
     </EntityLayout.Route>
+    {inferencePlatformTab}
   </EntityLayout>
 );
 

@@ -1,31 +1,14 @@
-import {
-  Content,
-  ContentHeader,
-  EmptyState,
-  Header,
-  Page,
-  SupportButton,
-} from '@backstage/core-components';
+import { Route, Routes } from 'react-router-dom';
+import { PlatformDetailPage } from '../PlatformDetail';
+import { PlatformListPage } from '../PlatformList';
 
-/** Lists the InferencePlatforms of the connected clusters. */
+/**
+ * The plugin's routable extension: the list at its mount point and one
+ * platform at `:namespace/:name` below it.
+ */
 export const InferencePlatformsPage = () => (
-  <Page themeId="tool">
-    <Header
-      title="Inference platforms"
-      subtitle="Qdrant + inference fleets declared as InferencePlatform resources"
-    />
-    <Content>
-      <ContentHeader title="Platforms">
-        <SupportButton>
-          Each row is an InferencePlatform custom resource, reconciled by the
-          operator embedded in this portal.
-        </SupportButton>
-      </ContentHeader>
-      <EmptyState
-        missing="data"
-        title="No inference platforms yet"
-        description="Create one from the software templates, or apply an InferencePlatform with kubectl."
-      />
-    </Content>
-  </Page>
+  <Routes>
+    <Route path="/" element={<PlatformListPage />} />
+    <Route path="/:namespace/:name" element={<PlatformDetailPage />} />
+  </Routes>
 );

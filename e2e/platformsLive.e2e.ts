@@ -1,0 +1,327 @@
+/* eslint-disable no-console */
+/**
+ * Real-browser end-to-end test of the live platform list: starts a local
+ * control plane, the Backstage backend (serving the freshly built app) and
+ * headless Debian Chromium; creates a platform through the REST API, watches
+ * it appear, scales it with a Kubernetes merge patch (what `kubectl edit`
+ * sends) and watches the row follow, all without a reload.
+ *
+ *   npx tsx e2e/platformsLive.e2e.ts
+ *
+ * Prints `N passed, M failed` last and exits non-zero on failure. Screenshots
+ * and the backend log go to test-artifacts/.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Page } from 'playwright-core';
+import { createTestNamespace, LocalCluster } from '@cv-platform/local-cluster';
+import { launchChromium } from './support/launchChromium';
+import { buildApp, Portal, repoRoot } from './support/Portal';
+import { TestRun } from './support/TestRun';
+import { waitFor } from './support/waitFor';
+
+const artifacts = path.join(repoRoot, 'test-artifacts');
+const NAME = 'live-e2e';
+const COMPONENT = 'e2e-image-search';
+
+const rowSelector = (key: string) =>
+  `[data-testid="platform-row"][data-key="${key}"]`;
+
+async function readiness(
+  page: Page,
+  key: string,
+  tier: 'qdrant' | 'inference',
+) {
+  const text = await page
+    .locator(`${rowSelector(key)} [data-testid="${tier}-readiness"]`)
+    .textContent({ timeout: 1000 });
+  return text?.trim() ?? '';
+}
+
+/**
+ * The sign-in page offers the guest provider; a fresh profile has no session
+ * to resume, so it waits for the click.
+ */
+async function signInAsGuest(page: Page) {
+  const enter = page.getByRole('button', { name: 'Enter' });
+  const signedIn = page.locator('[data-testid="connection-indicator"]');
+  await enter.or(signedIn).first().waitFor({ timeout: 60_000 });
+  if (await enter.isVisible()) await enter.click();
+}
+
+/** True while the page is the very document the test first loaded. */
+async function samePage(page: Page): Promise<boolean> {
+  return page.evaluate(
+    () =>
+      (window as unknown as { __e2eSamePage?: boolean }).__e2eSamePage === true,
+  );
+}
+
+async function main() {
+  const run = new TestRun();
+  fs.mkdirSync(artifacts, { recursive: true });
+  fs.rmSync(path.join(artifacts, 'platformsLive-failure.png'), { force: true });
+  let cluster: LocalCluster | undefined;
+  let portal: Portal | undefined;
+  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
+  try {
+    buildApp();
+    console.log('e2e: starting the local control plane ...');
+    cluster = await LocalCluster.start({
+      log: m => console.log(`[local-cluster] ${m}`),
+    });
+    const namespace = await createTestNamespace(cluster.api, 'e2e');
+    const key = `${namespace}/${NAME}`;
+    console.log('e2e: starting the backend ...');
+    portal = await Portal.start({
+      kubeconfig: cluster.kubeconfigPath,
+      logFile: path.join(artifacts, 'platformsLive-backend.log'),
+      // A component that names the platform, for the entity card.
+      catalogYaml: [
+        'apiVersion: backstage.io/v1alpha1',
+        'kind: Component',
+        'metadata:',
+        `  name: ${COMPONENT}`,
+        '  annotations:',
+        `    cv.platform.tech/inference-platform: ${key}`,
+        'spec:',
+        '  type: service',
+        '  lifecycle: experimental',
+        '  owner: group:default/e2e',
+        '',
+      ].join('\n'),
+    });
+    console.log(`e2e: portal at ${portal.baseUrl} (backend pid ${portal.pid})`);
+    browser = await launchChromium();
+    const page = await browser.context.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', e => pageErrors.push(e.message));
+    const consoleLog = fs.createWriteStream(
+      path.join(artifacts, 'platformsLive-browser.log'),
+    );
+    page.on('console', m => consoleLog.write(`[${m.type()}] ${m.text()}\n`));
+    page.on('requestfailed', r =>
+      consoleLog.write(
+        `[requestfailed] ${r.url()} ${r.failure()?.errorText}\n`,
+      ),
+    );
+    run.onFirstFailure = async () => {
+      await page.screenshot({
+        path: path.join(artifacts, 'platformsLive-failure.png'),
+        fullPage: true,
+      });
+      console.log(
+        `    screenshot: test-artifacts/platformsLive-failure.png, browser log: test-artifacts/platformsLive-browser.log`,
+      );
+    };
+    let navigations = 0;
+    page.on('framenavigated', frame => {
+      if (frame === page.mainFrame()) navigations++;
+    });
+    const crPath = `/apis/cv.platform.tech/v1alpha1/namespaces/${namespace}/inferenceplatforms/${NAME}`;
+    let navigationsAfterLoad = 0;
+
+    await run.check(
+      'the list page signs in as guest and its feed goes live',
+      async () => {
+        await page.goto(`${portal!.baseUrl}/inference-platforms`);
+        await signInAsGuest(page);
+        await page
+          .locator('[data-testid="connection-indicator"][data-state="live"]')
+          .waitFor({ timeout: 120_000 });
+        await page
+          .getByText('No inference platforms yet')
+          .waitFor({ timeout: 30_000 });
+        await page.evaluate(() => {
+          (window as unknown as { __e2eSamePage?: boolean }).__e2eSamePage =
+            true;
+        });
+        navigationsAfterLoad = navigations;
+      },
+    );
+
+    await run.check(
+      'a platform created through the REST API appears without a reload',
+      async () => {
+        const token = await portal!.guestToken();
+        const res = await fetch(
+          `${portal!.baseUrl}/api/inference-platform/platforms`,
+          {
+            method: 'POST',
+            headers: {
+              Authorization: `Bearer ${token}`,
+              'Content-Type': 'application/json',
+            },
+            body: JSON.stringify({
+              namespace,
+              name: NAME,
+              spec: {
+                qdrant: { version: 'v1.9.0', replicas: 1, storageSize: '1Gi' },
+                inference: {
+                  image: 'cv-platform/inference-service:e2e',
+                  modelUrl: 'https://models.example.com/resnet50-v2-7.onnx',
+                  replicas: 1,
+                },
+              },
+            }),
+          },
+        );
+        if (res.status !== 201)
+          throw new Error(`create answered ${res.status}: ${await res.text()}`);
+        await page.locator(rowSelector(key)).waitFor({ timeout: 30_000 });
+        if (!(await samePage(page))) throw new Error('the page was reloaded');
+      },
+    );
+
+    await run.check(
+      "the operator's progress reaches the row live (1/1 ready on both tiers)",
+      async () => {
+        await waitFor(
+          'qdrant 1/1 and inference 1/1 in the row',
+          async () =>
+            (await readiness(page, key, 'qdrant')) === '1/1' &&
+            (await readiness(page, key, 'inference')) === '1/1',
+          { timeoutMs: 180_000 },
+        );
+      },
+    );
+
+    await run.check(
+      'a Kubernetes merge patch of the replicas updates the row without a reload',
+      async () => {
+        const res = await cluster!.api.request(
+          'PATCH',
+          crPath,
+          { spec: { qdrant: { replicas: 2 }, inference: { replicas: 3 } } },
+          'application/merge-patch+json',
+        );
+        if (res.status !== 200)
+          throw new Error(
+            `patch answered ${res.status}: ${JSON.stringify(res.body)}`,
+          );
+        // The desired counts come from the spec: they change with the patch itself.
+        await waitFor(
+          'the new desired counts in the row',
+          async () =>
+            (await readiness(page, key, 'qdrant')).endsWith('/2') &&
+            (await readiness(page, key, 'inference')).endsWith('/3'),
+          { timeoutMs: 30_000 },
+        );
+        await page.screenshot({
+          path: path.join(artifacts, 'platformsLive-scaling.png'),
+          fullPage: true,
+        });
+        // Then the operator scales the workloads and reports them ready.
+        await waitFor(
+          'qdrant 2/2 and inference 3/3 in the row',
+          async () =>
+            (await readiness(page, key, 'qdrant')) === '2/2' &&
+            (await readiness(page, key, 'inference')) === '3/3',
+          { timeoutMs: 180_000 },
+        );
+        if (!(await samePage(page)) || navigations !== navigationsAfterLoad) {
+          throw new Error(
+            `the page navigated (${navigations - navigationsAfterLoad} times)`,
+          );
+        }
+        await page.screenshot({
+          path: path.join(artifacts, 'platformsLive.png'),
+          fullPage: true,
+        });
+      },
+    );
+
+    await run.check(
+      'the detail page shows conditions, pods and the Qdrant cluster',
+      async () => {
+        await page
+          .locator(`${rowSelector(key)} a`)
+          .first()
+          .click();
+        await page
+          .getByText(`Inference platform in namespace ${namespace}`)
+          .waitFor({ timeout: 30_000 });
+        await page
+          .locator('[data-testid="condition-Ready"]')
+          .waitFor({ timeout: 30_000 });
+        await waitFor(
+          'five pod tiles',
+          async () =>
+            (await page.locator('[data-testid="pod-tile"]').count()) === 5,
+          {
+            timeoutMs: 60_000,
+          },
+        );
+        await page.getByText('Qdrant cluster').first().waitFor();
+        await page.screenshot({
+          path: path.join(artifacts, 'platformsLive-detail.png'),
+          fullPage: true,
+        });
+      },
+    );
+
+    await run.check(
+      "a component's entity page shows the platform it names, live",
+      async () => {
+        const token = await portal!.guestToken();
+        await waitFor(
+          'the catalog to ingest the component',
+          async () =>
+            (
+              await fetch(
+                `${
+                  portal!.baseUrl
+                }/api/catalog/entities/by-name/component/default/${COMPONENT}`,
+                {
+                  headers: { Authorization: `Bearer ${token}` },
+                },
+              )
+            ).ok,
+          { timeoutMs: 120_000, intervalMs: 1000 },
+        );
+        await page.goto(
+          `${portal!.baseUrl}/catalog/default/component/${COMPONENT}`,
+        );
+        const card = page.locator('[data-testid="entity-platform-card"]');
+        await card.waitFor({ timeout: 60_000 });
+        await waitFor(
+          'the card to show 3/3 inference servers ready',
+          async () =>
+            (
+              await card
+                .locator('[data-testid="inference-readiness"]')
+                .first()
+                .textContent()
+            )?.trim() === '3/3',
+          { timeoutMs: 60_000 },
+        );
+        const link = page.getByRole('link', { name: /View platform/ });
+        const href = await link.getAttribute('href');
+        if (href !== `/inference-platforms/${namespace}/${NAME}`)
+          throw new Error(`card links to ${href}`);
+        await card.scrollIntoViewIfNeeded();
+        await page.screenshot({
+          path: path.join(artifacts, 'platformsLive-entity.png'),
+        });
+      },
+    );
+
+    await run.check('the browser reported no uncaught errors', async () => {
+      if (pageErrors.length) throw new Error(pageErrors.join('\n'));
+    });
+  } catch (e) {
+    run.fail('setting up the portal', e);
+  } finally {
+    await browser?.close();
+    await portal?.stop();
+    await cluster?.stop();
+  }
+  console.log(run.summary());
+  process.exit(run.ok ? 0 : 1);
+}
+
+main().catch(e => {
+  console.error(e);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+});

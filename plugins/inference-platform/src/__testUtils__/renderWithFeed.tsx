@@ -1,0 +1,72 @@
+import { ReactElement } from 'react';
+import { Route, Routes } from 'react-router-dom';
+import {
+  mockApis,
+  renderInTestApp,
+  TestApiProvider,
+} from '@backstage/test-utils';
+import { permissionApiRef } from '@backstage/plugin-permission-react';
+import { AuthorizeResult } from '@backstage/plugin-permission-common';
+import { inferencePlatformApiRef, InferencePlatformClient } from '../api';
+import { createPlatformRouteRef, rootRouteRef } from '../routes';
+import { FakeEventFeed } from './fakeEventFeed';
+
+/**
+ * Renders a plugin element in a test app whose inference-platform client
+ * talks to a fresh FakeEventFeed through a mocked fetchApi and discoveryApi.
+ * `path` mounts the element at a route pattern (for useParams) and
+ * navigates to `at`.
+ */
+export async function renderWithFeed(
+  element: ReactElement,
+  options: {
+    feed?: FakeEventFeed;
+    /** Names of permissions to deny, e.g. 'inference-platform.delete'. */
+    deny?: string[];
+    path?: string;
+    at?: string;
+  } = {},
+) {
+  const feed = options.feed ?? new FakeEventFeed();
+  const deny = new Set(options.deny ?? []);
+  const permission = mockApis.permission({
+    authorize: req =>
+      deny.has(req.permission.name)
+        ? AuthorizeResult.DENY
+        : AuthorizeResult.ALLOW,
+  });
+  const client = new InferencePlatformClient({
+    discoveryApi: mockApis.discovery({ baseUrl: 'http://backend.test' }),
+    fetchApi: feed.fetchApi,
+    // Fast retries keep reconnect tests short; no silence watchdog in tests.
+    stream: {
+      backoff: { baseMs: 20, maxMs: 100, jitter: 0 },
+      staleAfterMs: 600_000,
+    },
+  });
+  const wrapped = options.path ? (
+    <Routes>
+      <Route path={options.path} element={element} />
+    </Routes>
+  ) : (
+    element
+  );
+  const result = await renderInTestApp(
+    <TestApiProvider
+      apis={[
+        [inferencePlatformApiRef, client],
+        [permissionApiRef, permission],
+      ]}
+    >
+      {wrapped}
+    </TestApiProvider>,
+    {
+      routeEntries: [options.at ?? '/'],
+      mountedRoutes: {
+        '/inference-platforms': rootRouteRef,
+        '/create': createPlatformRouteRef,
+      },
+    },
+  );
+  return { feed, ...result };
+}

@@ -1,0 +1,115 @@
+import { DiscoveryApi, FetchApi } from '@backstage/core-plugin-api';
+import { ResponseError } from '@backstage/errors';
+import {
+  InferencePlatform,
+  PatchPlatformRequest,
+  PlatformDetail,
+} from '@cv-platform/plugin-inference-platform-common';
+import {
+  InferencePlatformApi,
+  PlatformFeedHandlers,
+} from './InferencePlatformApi';
+import {
+  streamPlatformEvents,
+  StreamPlatformEventsOptions,
+} from './streamPlatformEvents';
+
+const PLUGIN_ID = 'inference-platform';
+
+type StreamTuning = Pick<
+  StreamPlatformEventsOptions,
+  'backoff' | 'offlineAfterAttempts' | 'staleAfterMs' | 'random'
+>;
+
+/** REST and SSE client of the inference-platform backend plugin. */
+export class InferencePlatformClient implements InferencePlatformApi {
+  private readonly discoveryApi: DiscoveryApi;
+  private readonly fetchApi: FetchApi;
+  private readonly streamTuning: StreamTuning;
+
+  constructor(options: {
+    discoveryApi: DiscoveryApi;
+    fetchApi: FetchApi;
+    stream?: StreamTuning;
+  }) {
+    this.discoveryApi = options.discoveryApi;
+    this.fetchApi = options.fetchApi;
+    this.streamTuning = options.stream ?? {};
+  }
+
+  async getPlatform(namespace: string, name: string): Promise<PlatformDetail> {
+    return this.request<PlatformDetail>(
+      'GET',
+      this.platformPath(namespace, name),
+    );
+  }
+
+  async patchPlatform(
+    namespace: string,
+    name: string,
+    patch: PatchPlatformRequest,
+  ): Promise<InferencePlatform> {
+    return this.request<InferencePlatform>(
+      'PATCH',
+      this.platformPath(namespace, name),
+      patch,
+    );
+  }
+
+  async deletePlatform(namespace: string, name: string): Promise<void> {
+    await this.request<void>('DELETE', this.platformPath(namespace, name));
+  }
+
+  async streamEvents(
+    handlers: PlatformFeedHandlers,
+    signal: AbortSignal,
+  ): Promise<void> {
+    let url: string;
+    try {
+      url = `${await this.discoveryApi.getBaseUrl(PLUGIN_ID)}/events`;
+    } catch (e) {
+      handlers.onStatus({
+        state: 'offline',
+        attempt: 0,
+        fatal: true,
+        error: `Cannot locate the inference-platform backend: ${
+          e instanceof Error ? e.message : e
+        }`,
+      });
+      return;
+    }
+    await streamPlatformEvents({
+      ...this.streamTuning,
+      url,
+      // Bound, because fetchApi.fetch relies on its `this`.
+      fetch: (input, init) => this.fetchApi.fetch(input, init),
+      handlers,
+      signal,
+    });
+  }
+
+  private platformPath(namespace: string, name: string) {
+    return `/platforms/${encodeURIComponent(namespace)}/${encodeURIComponent(
+      name,
+    )}`;
+  }
+
+  private async request<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<T> {
+    const baseUrl = await this.discoveryApi.getBaseUrl(PLUGIN_ID);
+    const response = await this.fetchApi.fetch(`${baseUrl}${path}`, {
+      method,
+      headers:
+        body === undefined ? undefined : { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) {
+      throw await ResponseError.fromResponse(response);
+    }
+    if (response.status === 204) return undefined as T;
+    return (await response.json()) as T;
+  }
+}

@@ -1,0 +1,9 @@
+export { inferencePlatformApiRef } from './InferencePlatformApi';
+export type {
+  InferencePlatformApi,
+  PlatformFeedHandlers,
+} from './InferencePlatformApi';
+export { InferencePlatformClient } from './InferencePlatformClient';
+export type { ConnectionState, ConnectionStatus } from './ConnectionStatus';
+export { initialConnectionStatus } from './ConnectionStatus';
+export { describeError } from './describeError';

@@ -1,0 +1,2 @@
+export { Age } from './Age';
+export { formatAge } from './formatAge';

@@ -1,0 +1,1 @@
+export { ConnectionIndicator } from './ConnectionIndicator';

@@ -1,0 +1,77 @@
+import '@testing-library/jest-dom';
+import { act, screen } from '@testing-library/react';
+import { Entity } from '@backstage/catalog-model';
+import { EntityProvider } from '@backstage/plugin-catalog-react';
+import { renderWithFeed } from '../../__testUtils__/renderWithFeed';
+import { FakeEventFeed } from '../../__testUtils__/fakeEventFeed';
+import { samplePlatform } from '../../__testUtils__/samplePlatform';
+import { EntityInferencePlatformCard } from './EntityInferencePlatformCard';
+
+const component = (annotation?: string): Entity => ({
+  apiVersion: 'backstage.io/v1alpha1',
+  kind: 'Component',
+  metadata: {
+    name: 'image-search',
+    annotations: annotation
+      ? { 'cv.platform.tech/inference-platform': annotation }
+      : {},
+  },
+  spec: { type: 'service', lifecycle: 'production', owner: 'team-a' },
+});
+
+async function renderCard(entity: Entity) {
+  const feed = new FakeEventFeed();
+  await renderWithFeed(
+    <EntityProvider entity={entity}>
+      <EntityInferencePlatformCard />
+    </EntityProvider>,
+    { feed },
+  );
+  return feed;
+}
+
+describe('EntityInferencePlatformCard', () => {
+  it('follows the annotated platform live and links to its page', async () => {
+    const feed = await renderCard(component('team-a/search'));
+    await act(() => feed.waitForConnections(1));
+    act(() =>
+      feed.snapshot([
+        samplePlatform('other', { phase: 'Failed' }),
+        samplePlatform('search', { phase: 'Loading', inference: [0, 2] }),
+      ]),
+    );
+    expect(await screen.findByText('Loading')).toBeInTheDocument();
+    expect(screen.queryByText('Failed')).not.toBeInTheDocument();
+    expect(screen.getByTestId('inference-readiness')).toHaveTextContent('0/2');
+    expect(screen.getByRole('link', { name: /View platform/ })).toHaveAttribute(
+      'href',
+      '/inference-platforms/team-a/search',
+    );
+    act(() =>
+      feed.change(
+        'MODIFIED',
+        samplePlatform('search', { phase: 'Ready', inference: [2, 2] }),
+      ),
+    );
+    expect(await screen.findByText('Ready')).toBeInTheDocument();
+    expect(screen.getByTestId('inference-readiness')).toHaveTextContent('2/2');
+  });
+
+  it('says what to fix when the annotated platform does not exist', async () => {
+    const feed = await renderCard(component('team-a/missing'));
+    await act(() => feed.waitForConnections(1));
+    act(() => feed.snapshot([samplePlatform('search')]));
+    expect(
+      await screen.findByText('No platform team-a/missing'),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText(/correct the annotation in catalog-info.yaml/),
+    ).toBeInTheDocument();
+  });
+
+  it('explains a missing or malformed annotation without connecting', async () => {
+    const feed = await renderCard(component('just-a-name'));
+    expect(screen.getByText(/Missing Annotation/i)).toBeInTheDocument();
+    expect(feed.connections).toHaveLength(0);
+  });
+});

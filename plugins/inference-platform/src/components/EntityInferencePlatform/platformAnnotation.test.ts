@@ -1,0 +1,34 @@
+import { Entity } from '@backstage/catalog-model';
+import {
+  isInferencePlatformAvailable,
+  platformOfEntity,
+} from './platformAnnotation';
+
+const entity = (value?: string): Entity => ({
+  apiVersion: 'backstage.io/v1alpha1',
+  kind: 'Component',
+  metadata: {
+    name: 'search',
+    annotations:
+      value === undefined
+        ? {}
+        : { 'cv.platform.tech/inference-platform': value },
+  },
+});
+
+describe('platform annotation', () => {
+  it('reads <namespace>/<name>', () => {
+    expect(platformOfEntity(entity('team-a/search-prod'))).toEqual({
+      namespace: 'team-a',
+      name: 'search-prod',
+    });
+    expect(isInferencePlatformAvailable(entity(' team-a/x '))).toBe(true);
+  });
+
+  it.each([undefined, '', 'search-prod', 'a/b/c', 'Team/X', '/x', 'a/'])(
+    'rejects %p',
+    value => {
+      expect(isInferencePlatformAvailable(entity(value))).toBe(false);
+    },
+  );
+});

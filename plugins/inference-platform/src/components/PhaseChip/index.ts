@@ -1,0 +1,1 @@
+export { PhaseChip } from './PhaseChip';

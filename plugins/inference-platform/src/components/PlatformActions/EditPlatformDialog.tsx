@@ -1,0 +1,115 @@
+import { useCallback, useState } from 'react';
+import {
+  Button,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogContentText,
+  DialogTitle,
+  TextField,
+} from '@material-ui/core';
+import Alert from '@material-ui/lab/Alert';
+import { useApi } from '@backstage/core-plugin-api';
+import {
+  InferencePlatform,
+  MODEL_URL_PATTERN,
+  PatchPlatformRequest,
+  QDRANT_VERSION_PATTERN,
+} from '@cv-platform/plugin-inference-platform-common';
+import { inferencePlatformApiRef } from '../../api';
+import { useSubmit } from './useSubmit';
+
+const modelUrlPattern = new RegExp(MODEL_URL_PATTERN);
+const versionPattern = new RegExp(QDRANT_VERSION_PATTERN);
+
+/** Changes the model URL and/or the Qdrant version. */
+export function EditPlatformDialog(props: {
+  platform: InferencePlatform;
+  open: boolean;
+  onClose(): void;
+  onConfirmed(platform: InferencePlatform): void;
+}) {
+  const { platform, onClose, onConfirmed } = props;
+  const api = useApi(inferencePlatformApiRef);
+  const currentModel = platform.spec.inference.modelUrl;
+  const currentVersion = platform.spec.qdrant.version;
+  const [modelUrl, setModelUrl] = useState(currentModel);
+  const [version, setVersion] = useState(currentVersion);
+  const modelValid = modelUrlPattern.test(modelUrl.trim());
+  const versionValid = versionPattern.test(version.trim());
+  const changed =
+    modelUrl.trim() !== currentModel || version.trim() !== currentVersion;
+
+  const action = useCallback(() => {
+    const patch: PatchPlatformRequest = {};
+    if (modelUrl.trim() !== currentModel)
+      patch.inference = { modelUrl: modelUrl.trim() };
+    if (version.trim() !== currentVersion)
+      patch.qdrant = { version: version.trim() };
+    return api.patchPlatform(
+      platform.metadata.namespace!,
+      platform.metadata.name!,
+      patch,
+    );
+  }, [api, platform, modelUrl, version, currentModel, currentVersion]);
+  const done = useCallback(
+    (updated: InferencePlatform) => {
+      onConfirmed(updated);
+      onClose();
+    },
+    [onConfirmed, onClose],
+  );
+  const { busy, error, submit } = useSubmit(action, done);
+
+  return (
+    <Dialog
+      open={props.open}
+      onClose={busy ? undefined : onClose}
+      aria-labelledby="edit-title"
+      fullWidth
+    >
+      <DialogTitle id="edit-title">Change model or Qdrant version</DialogTitle>
+      <DialogContent>
+        <DialogContentText>
+          A new model URL rolls the inference servers one by one; each loads the
+          model before it takes traffic. A new Qdrant version rolls the peers
+          one by one.
+        </DialogContentText>
+        <TextField
+          id="edit-model-url"
+          label="Model URL"
+          fullWidth
+          margin="dense"
+          value={modelUrl}
+          onChange={e => setModelUrl(e.target.value)}
+          error={!modelValid}
+          helperText="s3://, http(s)://, pvc://<claim>/<path> or file://"
+        />
+        <TextField
+          id="edit-qdrant-version"
+          label="Qdrant version"
+          fullWidth
+          margin="dense"
+          value={version}
+          onChange={e => setVersion(e.target.value)}
+          error={!versionValid}
+          helperText="A Qdrant release such as v1.9.0"
+        />
+        {error && <Alert severity="error">{error}</Alert>}
+      </DialogContent>
+      <DialogActions>
+        <Button onClick={onClose} disabled={busy}>
+          Cancel
+        </Button>
+        <Button
+          color="primary"
+          variant="contained"
+          onClick={submit}
+          disabled={busy || !changed || !modelValid || !versionValid}
+        >
+          {busy ? 'Saving…' : 'Save'}
+        </Button>
+      </DialogActions>
+    </Dialog>
+  );
+}

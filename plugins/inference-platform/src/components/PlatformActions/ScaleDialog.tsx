@@ -1,0 +1,121 @@
+import { useCallback, useState } from 'react';
+import {
+  Button,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogContentText,
+  DialogTitle,
+  TextField,
+} from '@material-ui/core';
+import Alert from '@material-ui/lab/Alert';
+import { useApi } from '@backstage/core-plugin-api';
+import {
+  InferencePlatform,
+  PatchPlatformRequest,
+} from '@cv-platform/plugin-inference-platform-common';
+import { inferencePlatformApiRef } from '../../api';
+import { useSubmit } from './useSubmit';
+
+/** Same bounds as the CRD schema, so most mistakes show before submitting. */
+const QDRANT = { min: 1, max: 100 };
+const INFERENCE = { min: 0, max: 1000 };
+
+function parseReplicas(text: string, bounds: { min: number; max: number }) {
+  if (!/^\d+$/.test(text.trim())) return undefined;
+  const n = Number(text);
+  return n >= bounds.min && n <= bounds.max ? n : undefined;
+}
+
+export function ScaleDialog(props: {
+  platform: InferencePlatform;
+  open: boolean;
+  onClose(): void;
+  onConfirmed(platform: InferencePlatform): void;
+}) {
+  const { platform, onClose, onConfirmed } = props;
+  const api = useApi(inferencePlatformApiRef);
+  const currentQdrant = platform.spec.qdrant.replicas ?? 1;
+  const currentInference = platform.spec.inference.replicas ?? 1;
+  const [qdrantText, setQdrantText] = useState(String(currentQdrant));
+  const [inferenceText, setInferenceText] = useState(String(currentInference));
+  const qdrant = parseReplicas(qdrantText, QDRANT);
+  const inference = parseReplicas(inferenceText, INFERENCE);
+  const changed = qdrant !== currentQdrant || inference !== currentInference;
+
+  const action = useCallback(() => {
+    const patch: PatchPlatformRequest = {};
+    if (qdrant !== currentQdrant) patch.qdrant = { replicas: qdrant };
+    if (inference !== currentInference)
+      patch.inference = { replicas: inference };
+    return api.patchPlatform(
+      platform.metadata.namespace!,
+      platform.metadata.name!,
+      patch,
+    );
+  }, [api, platform, qdrant, inference, currentQdrant, currentInference]);
+  const done = useCallback(
+    (updated: InferencePlatform) => {
+      onConfirmed(updated);
+      onClose();
+    },
+    [onConfirmed, onClose],
+  );
+  const { busy, error, submit } = useSubmit(action, done);
+
+  return (
+    <Dialog
+      open={props.open}
+      onClose={busy ? undefined : onClose}
+      aria-labelledby="scale-title"
+    >
+      <DialogTitle id="scale-title">Scale {platform.metadata.name}</DialogTitle>
+      <DialogContent>
+        <DialogContentText>
+          Qdrant peers hold the vectors: scaling them rebalances shards.
+          Inference servers are stateless and can go to zero.
+        </DialogContentText>
+        <TextField
+          id="scale-qdrant-replicas"
+          label="Qdrant replicas"
+          type="number"
+          fullWidth
+          margin="dense"
+          value={qdrantText}
+          onChange={e => setQdrantText(e.target.value)}
+          error={qdrant === undefined}
+          helperText={`${QDRANT.min}–${QDRANT.max}, now ${currentQdrant}`}
+          inputProps={{ min: QDRANT.min, max: QDRANT.max }}
+        />
+        <TextField
+          id="scale-inference-replicas"
+          label="Inference replicas"
+          type="number"
+          fullWidth
+          margin="dense"
+          value={inferenceText}
+          onChange={e => setInferenceText(e.target.value)}
+          error={inference === undefined}
+          helperText={`${INFERENCE.min}–${INFERENCE.max}, now ${currentInference}`}
+          inputProps={{ min: INFERENCE.min, max: INFERENCE.max }}
+        />
+        {error && <Alert severity="error">{error}</Alert>}
+      </DialogContent>
+      <DialogActions>
+        <Button onClick={onClose} disabled={busy}>
+          Cancel
+        </Button>
+        <Button
+          color="primary"
+          variant="contained"
+          onClick={submit}
+          disabled={
+            busy || !changed || qdrant === undefined || inference === undefined
+          }
+        >
+          {busy ? 'Scaling…' : 'Scale'}
+        </Button>
+      </DialogActions>
+    </Dialog>
+  );
+}

@@ -1,0 +1,1 @@
+export { PlatformActions } from './PlatformActions';

@@ -1,0 +1,123 @@
+import { useAtomValue } from 'jotai';
+import { Box, Grid, Typography } from '@material-ui/core';
+import {
+  EmptyState,
+  Link,
+  Progress,
+  WarningPanel,
+} from '@backstage/core-components';
+import { usePlatformsState } from '../../state';
+import { describeError } from '../../api';
+import { ConnectionIndicator } from '../ConnectionIndicator';
+import { PlatformActions } from '../PlatformActions';
+import { ConditionsCard } from './ConditionsCard';
+import { EventsCard } from './EventsCard';
+import { PodsGrid } from './PodsGrid';
+import { QdrantClusterCard } from './QdrantClusterCard';
+import { SpecCard } from './SpecCard';
+import { StatusCard } from './StatusCard';
+import { usePlatformDetail } from './usePlatformDetail';
+
+function BackToList(props: { listPath?: string }) {
+  return props.listPath ? (
+    <Link to={props.listPath}>Back to all platforms</Link>
+  ) : null;
+}
+
+/**
+ * Everything about one platform. Needs a PlatformsStateProvider that follows
+ * this platform: the status comes live from the feed, pods and events from
+ * the REST API.
+ */
+export function PlatformDetailContent(props: {
+  namespace: string;
+  name: string;
+  /** Link target back to the list; an entity tab has none. */
+  listPath?: string;
+}) {
+  const { namespace, name, listPath } = props;
+  const state = usePlatformsState();
+  const key = `${namespace}/${name}`;
+  const live = useAtomValue(state.platformAtom(key));
+  const loaded = useAtomValue(state.loadedAtom);
+  const connection = useAtomValue(state.connectionAtom);
+  const { detail, error, notFound, loading } = usePlatformDetail(
+    namespace,
+    name,
+    live?.metadata.resourceVersion,
+  );
+  // Until the feed's snapshot arrives the REST answer is the freshest copy.
+  const platform = live ?? (loaded ? undefined : detail?.platform);
+
+  if (!platform) {
+    if ((loaded || connection.fatal) && (notFound || !loading)) {
+      return (
+        <EmptyState
+          missing="data"
+          title={`No platform ${key}`}
+          description={
+            connection.fatal
+              ? connection.error ?? 'The event feed failed.'
+              : 'It does not exist (any more): it may have been deleted, or the link has a typo. Check the namespace and name, or pick one from the list.'
+          }
+          action={<BackToList listPath={listPath} />}
+        />
+      );
+    }
+    return <Progress />;
+  }
+
+  return (
+    <>
+      <Box
+        display="flex"
+        alignItems="center"
+        justifyContent="space-between"
+        mb={2}
+        flexWrap="wrap"
+      >
+        <Box display="flex" alignItems="center" style={{ gap: 16 }}>
+          <ConnectionIndicator />
+          <BackToList listPath={listPath} />
+        </Box>
+        <PlatformActions platform={platform} />
+      </Box>
+      {error && (
+        <Box mb={2}>
+          <WarningPanel
+            severity="warning"
+            title="Pods and events may be out of date"
+            message={`Refreshing them failed: ${describeError(
+              error,
+            )}. The page retries every 15 s; the status above stays live.`}
+          />
+        </Box>
+      )}
+      {!live && !loaded && (
+        <Typography variant="body2" color="textSecondary">
+          Waiting for the live feed…
+        </Typography>
+      )}
+      <Grid container spacing={3} alignItems="stretch">
+        <Grid item xs={12} md={6}>
+          <StatusCard platform={platform} />
+        </Grid>
+        <Grid item xs={12} md={6}>
+          <QdrantClusterCard cluster={platform.status?.qdrantCluster} />
+        </Grid>
+        <Grid item xs={12}>
+          <ConditionsCard conditions={platform.status?.conditions} />
+        </Grid>
+        <Grid item xs={12}>
+          <PodsGrid pods={detail?.pods} loading={loading} />
+        </Grid>
+        <Grid item xs={12} md={6}>
+          <SpecCard platform={platform} />
+        </Grid>
+        <Grid item xs={12} md={6}>
+          <EventsCard events={detail?.events} loading={loading} />
+        </Grid>
+      </Grid>
+    </>
+  );
+}

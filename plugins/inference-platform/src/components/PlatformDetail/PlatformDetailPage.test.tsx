@@ -1,0 +1,352 @@
+import '@testing-library/jest-dom';
+import {
+  act,
+  fireEvent,
+  screen,
+  waitFor,
+  within,
+} from '@testing-library/react';
+import { PlatformDetail } from '@cv-platform/plugin-inference-platform-common';
+import { renderWithFeed } from '../../__testUtils__/renderWithFeed';
+import { FakeEventFeed } from '../../__testUtils__/fakeEventFeed';
+import { samplePlatform } from '../../__testUtils__/samplePlatform';
+import { InferencePlatformsPage } from '../InferencePlatformsPage';
+
+function detailOf(
+  platform = samplePlatform('search', { resourceVersion: '200' }),
+): PlatformDetail {
+  return {
+    platform,
+    qdrant: { ready: 1, desired: 1 },
+    inference: { ready: 1, desired: 1 },
+    recentEvents: [],
+    pods: [
+      {
+        name: 'search-qdrant-0',
+        component: 'qdrant',
+        phase: 'Running',
+        ready: true,
+        nodeName: 'cpu-a',
+        restarts: 0,
+      },
+      {
+        name: 'search-inference-7d9-x2',
+        component: 'inference',
+        phase: 'Pending',
+        ready: false,
+        restarts: 2,
+        reason: 'model-loader: CrashLoopBackOff',
+      },
+    ],
+    events: [
+      {
+        type: 'Warning',
+        reason: 'BackOff',
+        message: 'Back-off restarting failed container model-loader',
+        count: 4,
+        lastTimestamp: '2024-05-01T10:10:00Z',
+        involvedObject: { kind: 'Pod', name: 'search-inference-7d9-x2' },
+      },
+    ],
+  };
+}
+
+async function renderDetail(
+  options: { deny?: string[]; feed?: FakeEventFeed; name?: string } = {},
+) {
+  const name = options.name ?? 'search';
+  const feed = options.feed ?? new FakeEventFeed();
+  if (!options.feed) {
+    feed.on(`GET /platforms/team-a/${name}`, () => ({
+      status: 200,
+      body: detailOf(samplePlatform(name, { resourceVersion: '200' })),
+    }));
+  }
+  const result = await renderWithFeed(<InferencePlatformsPage />, {
+    feed,
+    deny: options.deny,
+    path: '/inference-platforms/*',
+    at: `/inference-platforms/team-a/${name}`,
+  });
+  await act(() => feed.waitForConnections(1));
+  return result;
+}
+
+describe('platform detail page', () => {
+  it('shows spec, status, conditions, Qdrant cluster, pods and events', async () => {
+    const feed = new FakeEventFeed();
+    feed.on('GET /platforms/team-a/search', () => ({
+      status: 200,
+      body: detailOf(),
+    }));
+    await renderDetail({ feed });
+    const platform = samplePlatform('search', {
+      resourceVersion: '201',
+      phase: 'Degraded',
+      inference: [0, 1],
+    });
+    platform.status!.qdrantCluster = {
+      reachable: true,
+      peerId: '111',
+      raftLeader: '111',
+      raftTerm: 3,
+      pendingOperations: 0,
+      peers: [
+        {
+          id: '111',
+          uri: 'http://search-qdrant-0.search-qdrant-headless:6335',
+        },
+      ],
+    };
+    platform.status!.conditions!.push({
+      type: 'ModelLoaded',
+      status: 'False',
+      reason: 'ModelDownloadFailed',
+      message: 'GET https://models.example.com/... 404',
+      lastTransitionTime: '2024-05-01T10:06:00Z',
+    });
+    act(() => feed.snapshot([samplePlatform('other'), platform]));
+
+    expect(await screen.findByText('ModelDownloadFailed')).toBeInTheDocument();
+    expect(
+      within(screen.getByTestId('condition-ModelLoaded')).getByText('False'),
+    ).toBeInTheDocument();
+    expect(screen.getByText('Degraded')).toBeInTheDocument();
+    expect(
+      screen.getByText('https://models.example.com/search/resnet50.onnx'),
+    ).toBeInTheDocument();
+    expect(screen.getByText('111 (leader)')).toBeInTheDocument();
+    expect(await screen.findByText('search-qdrant-0')).toBeInTheDocument();
+    expect(screen.getAllByTestId('pod-tile')).toHaveLength(2);
+    expect(
+      screen.getByText('model-loader: CrashLoopBackOff'),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText('Back-off restarting failed container model-loader'),
+    ).toBeInTheDocument();
+    expect(screen.getByTestId('connection-indicator')).toHaveAttribute(
+      'data-state',
+      'live',
+    );
+  });
+
+  it('scales both tiers and shows the confirmed object before the feed echoes it', async () => {
+    const { feed } = await renderDetail();
+    act(() =>
+      feed.snapshot([
+        samplePlatform('search', {
+          resourceVersion: '300',
+          qdrant: [1, 1],
+          inference: [1, 1],
+        }),
+      ]),
+    );
+    fireEvent.click(await screen.findByRole('button', { name: 'Scale' }));
+    let patched: unknown;
+    feed.on('PATCH /platforms/team-a/search', body => {
+      patched = body;
+      return {
+        status: 200,
+        body: samplePlatform('search', {
+          resourceVersion: '301',
+          qdrant: [1, 3],
+          inference: [1, 4],
+        }),
+      };
+    });
+    const dialog = within(screen.getByRole('dialog'));
+    fireEvent.change(dialog.getByLabelText('Qdrant replicas'), {
+      target: { value: '3' },
+    });
+    fireEvent.change(dialog.getByLabelText('Inference replicas'), {
+      target: { value: '4' },
+    });
+    fireEvent.click(dialog.getByRole('button', { name: 'Scale' }));
+
+    await waitFor(() =>
+      expect(screen.queryByRole('dialog')).not.toBeInTheDocument(),
+    );
+    expect(patched).toEqual({
+      qdrant: { replicas: 3 },
+      inference: { replicas: 4 },
+    });
+    expect(screen.getAllByTestId('qdrant-readiness')[0]).toHaveTextContent(
+      '1/3',
+    );
+    expect(screen.getAllByTestId('inference-readiness')[0]).toHaveTextContent(
+      '1/4',
+    );
+
+    // A stale event still in flight from before the write must not undo it.
+    act(() =>
+      feed.change(
+        'MODIFIED',
+        samplePlatform('search', { resourceVersion: '300', qdrant: [1, 1] }),
+      ),
+    );
+    act(() =>
+      feed.change(
+        'MODIFIED',
+        samplePlatform('search', {
+          resourceVersion: '305',
+          qdrant: [3, 3],
+          inference: [4, 4],
+        }),
+      ),
+    );
+    await waitFor(() =>
+      expect(screen.getAllByTestId('qdrant-readiness')[0]).toHaveTextContent(
+        '3/3',
+      ),
+    );
+  });
+
+  it('shows the API server message of a rejected change and leaves the values alone', async () => {
+    const { feed } = await renderDetail();
+    act(() =>
+      feed.snapshot([samplePlatform('search', { resourceVersion: '400' })]),
+    );
+    feed.on('PATCH /platforms/team-a/search', () => ({
+      status: 400,
+      body: {
+        error: {
+          name: 'InputError',
+          message:
+            'spec.inference.modelUrl: Invalid value: "s3://nope": bucket not allowed',
+        },
+        response: { statusCode: 400 },
+      },
+    }));
+    fireEvent.click(
+      await screen.findByRole('button', { name: 'Change model / version' }),
+    );
+    const dialog = within(screen.getByRole('dialog'));
+    fireEvent.change(dialog.getByLabelText('Model URL'), {
+      target: { value: 's3://nope/model.onnx' },
+    });
+    fireEvent.click(dialog.getByRole('button', { name: 'Save' }));
+    expect(
+      await dialog.findByText(
+        /Rejected: spec.inference.modelUrl: Invalid value/,
+      ),
+    ).toBeInTheDocument();
+    expect(screen.getByRole('dialog')).toBeInTheDocument();
+    fireEvent.click(dialog.getByRole('button', { name: 'Cancel' }));
+    await waitFor(() =>
+      expect(screen.queryByRole('dialog')).not.toBeInTheDocument(),
+    );
+    expect(
+      screen.getByText('https://models.example.com/search/resnet50.onnx'),
+    ).toBeInTheDocument();
+  });
+
+  it('validates the model URL and version before sending', async () => {
+    const { feed } = await renderDetail();
+    act(() => feed.snapshot([samplePlatform('search')]));
+    fireEvent.click(
+      await screen.findByRole('button', { name: 'Change model / version' }),
+    );
+    const dialog = within(screen.getByRole('dialog'));
+    fireEvent.change(dialog.getByLabelText('Qdrant version'), {
+      target: { value: 'latest' },
+    });
+    expect(dialog.getByRole('button', { name: 'Save' })).toBeDisabled();
+    fireEvent.change(dialog.getByLabelText('Qdrant version'), {
+      target: { value: 'v1.10.1' },
+    });
+    expect(dialog.getByRole('button', { name: 'Save' })).toBeEnabled();
+  });
+
+  it('deletes only after the name is typed, and drops the platform when the feed says it is gone', async () => {
+    const { feed } = await renderDetail();
+    act(() =>
+      feed.snapshot([samplePlatform('search', { resourceVersion: '500' })]),
+    );
+    feed.on('DELETE /platforms/team-a/search', () => ({ status: 204 }));
+    fireEvent.click(await screen.findByRole('button', { name: 'Delete' }));
+    const dialog = within(screen.getByRole('dialog'));
+    const confirm = dialog.getByRole('button', { name: 'Delete' });
+    expect(confirm).toBeDisabled();
+    fireEvent.change(dialog.getByLabelText('Platform name'), {
+      target: { value: 'searc' },
+    });
+    expect(confirm).toBeDisabled();
+    fireEvent.change(dialog.getByLabelText('Platform name'), {
+      target: { value: 'search' },
+    });
+    fireEvent.click(confirm);
+    await waitFor(() =>
+      expect(screen.queryByRole('dialog')).not.toBeInTheDocument(),
+    );
+    expect(feed.requests.filter(r => r.method === 'DELETE')).toHaveLength(1);
+    // Accepted is not gone: the page still shows the platform.
+    expect(screen.getByText('Spec')).toBeInTheDocument();
+
+    const deleting = samplePlatform('search', { resourceVersion: '501' });
+    deleting.metadata.deletionTimestamp = '2024-05-01T11:00:00Z';
+    act(() => feed.change('MODIFIED', deleting));
+    expect(await screen.findByText('Deleting')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Scale' })).toBeDisabled();
+
+    feed.on('GET /platforms/team-a/search', () => ({
+      status: 404,
+      body: {
+        error: { name: 'NotFoundError', message: 'gone' },
+        response: { statusCode: 404 },
+      },
+    }));
+    act(() => feed.change('DELETED', deleting));
+    expect(
+      await screen.findByText('No platform team-a/search'),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByRole('link', { name: 'Back to all platforms' }),
+    ).toHaveAttribute('href', '/inference-platforms');
+  });
+
+  // Own platform names: usePermission caches decisions per resourceRef across renders.
+  it('offers only the actions the permissions allow', async () => {
+    const { feed } = await renderDetail({
+      deny: ['inference-platform.delete'],
+      name: 'no-delete',
+    });
+    act(() => feed.snapshot([samplePlatform('no-delete')]));
+    expect(
+      await screen.findByRole('button', { name: 'Scale' }),
+    ).toBeInTheDocument();
+    expect(
+      screen.queryByRole('button', { name: 'Delete' }),
+    ).not.toBeInTheDocument();
+  });
+
+  it('says so when the user may not change anything', async () => {
+    const { feed } = await renderDetail({
+      deny: ['inference-platform.delete', 'inference-platform.update'],
+      name: 'read-only',
+    });
+    act(() => feed.snapshot([samplePlatform('read-only')]));
+    expect(await screen.findByTestId('read-only-note')).toBeInTheDocument();
+    expect(
+      screen.queryByRole('button', { name: 'Scale' }),
+    ).not.toBeInTheDocument();
+  });
+
+  it('explains a platform that does not exist', async () => {
+    const feed = new FakeEventFeed();
+    feed.on('GET /platforms/team-a/search', () => ({
+      status: 404,
+      body: {
+        error: { name: 'NotFoundError', message: 'not found' },
+        response: { statusCode: 404 },
+      },
+    }));
+    await renderDetail({ feed });
+    act(() => feed.snapshot([samplePlatform('other')]));
+    expect(
+      await screen.findByText('No platform team-a/search'),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText(/may have been deleted, or the link has a typo/),
+    ).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,2 @@
+export { PlatformDetailPage } from './PlatformDetailPage';
+export { PlatformDetailContent } from './PlatformDetailContent';

@@ -1,0 +1,2 @@
+export { PlatformListPage } from './PlatformListPage';
+export { PlatformList } from './PlatformList';

@@ -1,0 +1,1 @@
+export { ReadinessBar } from './ReadinessBar';

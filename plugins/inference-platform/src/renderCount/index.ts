@@ -1,0 +1,1 @@
+export { countRender } from './countRender';

@@ -1,0 +1,21 @@
+import { InferencePlatform } from '@cv-platform/plugin-inference-platform-common';
+
+/**
+ * `<namespace>/<name>`: the same form as the entity annotation and the
+ * permission resourceRef, so one string identifies a platform everywhere.
+ */
+export type PlatformKey = string;
+
+export function platformKey(platform: InferencePlatform): PlatformKey {
+  return `${platform.metadata.namespace ?? 'default'}/${
+    platform.metadata.name
+  }`;
+}
+
+export function parsePlatformKey(key: PlatformKey): {
+  namespace: string;
+  name: string;
+} {
+  const slash = key.indexOf('/');
+  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}

@@ -1,0 +1,24 @@
+import { InferencePlatform } from '@cv-platform/plugin-inference-platform-common';
+
+export interface Readiness {
+  ready: number;
+  desired: number;
+}
+
+/**
+ * Desired counts come from the spec (what the user asked for, defaulted to 1
+ * like the CRD does), ready counts from the status the operator observed.
+ */
+export function qdrantReadiness(p: InferencePlatform): Readiness {
+  return {
+    ready: p.status?.qdrantReadyReplicas ?? 0,
+    desired: p.spec.qdrant.replicas ?? p.status?.qdrantReplicas ?? 1,
+  };
+}
+
+export function inferenceReadiness(p: InferencePlatform): Readiness {
+  return {
+    ready: p.status?.inferenceReadyReplicas ?? 0,
+    desired: p.spec.inference.replicas ?? p.status?.inferenceReplicas ?? 1,
+  };
+}
