@@ -1,0 +1,101 @@
+import { inferencePlatformSchema, JSONSchemaProps } from './crd';
+import { InferencePlatformSpec, InferencePlatformStatus } from './types';
+
+/** Every optional field required, recursively: an example of this type sets every field. */
+type DeepRequired<T> = T extends Array<infer U>
+  ? Array<DeepRequired<U>>
+  : T extends object
+    ? { [K in keyof T]-?: DeepRequired<T[K]> }
+    : T;
+
+// The compiler forces these examples to name every field of the TypeScript types.
+const fullSpec: DeepRequired<InferencePlatformSpec> = {
+  qdrant: {
+    version: 'v1.6.0',
+    replicas: 3,
+    storageClassName: 'gp2',
+    storageSize: '10Gi',
+    image: 'qdrant/qdrant',
+    resources: { requests: { cpu: '1' }, limits: { cpu: '2' } },
+    apiKeySecretRef: { name: 's', key: 'api-key' },
+  },
+  inference: {
+    image: 'i',
+    modelUrl: 's3://m/model.onnx',
+    replicas: 1,
+    resources: { requests: { cpu: '1' }, limits: { cpu: '2' } },
+    modelSource: { mode: 'pvc', sizeLimit: '1Gi', storageClassName: 'x', pullTimeoutSeconds: 60, loaderImage: 'l' },
+    gpu: { count: 1, type: 't' },
+    readinessProbePath: '/readyz',
+    port: 8080,
+    collection: 'images',
+    batchMaxSize: 16,
+    batchMaxLatencyMs: 5,
+  },
+};
+
+const fullStatus: DeepRequired<InferencePlatformStatus> = {
+  phase: 'Ready',
+  message: 'm',
+  observedGeneration: 1,
+  conditions: [{ type: 'Ready', status: 'True', reason: 'R', message: 'm', lastTransitionTime: 't', observedGeneration: 1 }],
+  qdrantReplicas: 1,
+  qdrantReadyReplicas: 1,
+  inferenceReplicas: 1,
+  inferenceReadyReplicas: 1,
+  qdrantReadiness: '1/1',
+  inferenceReadiness: '1/1',
+  inferenceSelector: 'a=b',
+  qdrantCluster: {
+    reachable: true,
+    peerId: '1',
+    peers: [{ id: '1', uri: 'u' }],
+    raftLeader: '1',
+    raftTerm: 1,
+    pendingOperations: 0,
+    lastChecked: 't',
+    message: 'm',
+  },
+};
+
+/** Field paths of an example object; maps (resource lists) count as one field. */
+function valuePaths(v: unknown, prefix: string, out: Set<string>, maps: Set<string>) {
+  if (Array.isArray(v)) {
+    valuePaths(v[0], `${prefix}[]`, out, maps);
+  } else if (v && typeof v === 'object' && !maps.has(prefix)) {
+    for (const [k, x] of Object.entries(v)) {
+      out.add(`${prefix}.${k}`);
+      valuePaths(x, `${prefix}.${k}`, out, maps);
+    }
+  }
+}
+
+function schemaPaths(s: JSONSchemaProps, prefix: string, out: Set<string>, maps: Set<string>) {
+  if (s.type === 'array' && s.items) schemaPaths(s.items, `${prefix}[]`, out, maps);
+  if (s.additionalProperties && typeof s.additionalProperties === 'object') maps.add(prefix);
+  for (const [k, x] of Object.entries(s.properties ?? {})) {
+    out.add(`${prefix}.${k}`);
+    schemaPaths(x, `${prefix}.${k}`, out, maps);
+  }
+}
+
+describe('TypeScript types against the CRD schema', () => {
+  it.each([
+    ['spec', fullSpec],
+    ['status', fullStatus],
+  ] as const)('%s has exactly the fields of the schema', (root, example) => {
+    const fromSchema = new Set<string>();
+    const maps = new Set<string>();
+    schemaPaths(inferencePlatformSchema.properties![root], root, fromSchema, maps);
+    const fromType = new Set<string>();
+    valuePaths(example, root, fromType, maps);
+    expect([...fromType].sort()).toEqual([...fromSchema].sort());
+  });
+
+  it('marks as required in the schema exactly what the types require', () => {
+    const spec = inferencePlatformSchema.properties!.spec;
+    expect(spec.required).toEqual(['qdrant', 'inference']);
+    expect(spec.properties!.qdrant.required).toEqual(['version']);
+    expect(spec.properties!.inference.required).toEqual(['image', 'modelUrl']);
+  });
+});
