@@ -15,3 +15,5 @@ npx tsx packages/local-cluster/src/cli.ts run -- bash -c \
 bash scripts/ensure-browser.sh
 npx tsc -p e2e --noEmit
 npx tsx e2e/platformsLive.e2e.ts
+# The app bundle was just built by the previous test.
+E2E_SKIP_APP_BUILD=1 npx tsx e2e/scaffolderCreate.e2e.ts
