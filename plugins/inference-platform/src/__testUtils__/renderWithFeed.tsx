@@ -11,6 +11,12 @@ import { inferencePlatformApiRef, InferencePlatformClient } from '../api';
 import { createPlatformRouteRef, rootRouteRef } from '../routes';
 import { FakeEventFeed } from './fakeEventFeed';
 
+// Named explicitly: the inferred type reaches into a nested testing-library
+// package, which declaration emit cannot name portably.
+export type RenderWithFeedResult = Awaited<ReturnType<typeof renderInTestApp>> & {
+  feed: FakeEventFeed;
+};
+
 /**
  * Renders a plugin element in a test app whose inference-platform client
  * talks to a fresh FakeEventFeed through a mocked fetchApi and discoveryApi.
@@ -26,7 +32,7 @@ export async function renderWithFeed(
     path?: string;
     at?: string;
   } = {},
-) {
+): Promise<RenderWithFeedResult> {
   const feed = options.feed ?? new FakeEventFeed();
   const deny = new Set(options.deny ?? []);
   const permission = mockApis.permission({
