@@ -5,7 +5,7 @@
  * children created and CR creation -> phase Ready; total convergence time;
  * API requests per platform; writes in steady state; operator heap.
  *
- *   npm run bench -w @cv-platform/operator -- [N ...]     (default: 1 100 1000)
+ *   npm run bench -w @cv-platform/operator -- [N ...] [--no-baseline]   (default: 1 100 1000)
  */
 import { LocalCluster } from '@cv-platform/local-cluster';
 import { sampleInferencePlatform, withDefaults } from '@cv-platform/inference-platform-api';
@@ -198,6 +198,7 @@ async function baseline(cluster: LocalCluster, n: number) {
 }
 
 async function main() {
+  const withBaseline = !process.argv.includes('--no-baseline');
   const ns = process.argv.slice(2).map(Number).filter(x => x > 0);
   const sizes = ns.length ? ns : [1, 100, 1000];
   // 2 pods per platform, 110 pods per node.
@@ -212,9 +213,13 @@ async function main() {
     for (const n of sizes) {
       console.error(`bench: N=${n} ...`);
       const { result } = await runOnce(cluster, n);
-      console.error(`bench: baseline N=${n} (same workloads, no operator) ...`);
-      const b = await baseline(cluster, n);
-      rows.push({ ...result, baselineSeconds: +b.seconds.toFixed(2), vsBaseline: +(result.totalSeconds / b.seconds).toFixed(2) });
+      if (withBaseline) {
+        console.error(`bench: baseline N=${n} (same workloads, no operator) ...`);
+        const b = await baseline(cluster, n);
+        rows.push({ ...result, baselineSeconds: +b.seconds.toFixed(2), vsBaseline: +(result.totalSeconds / b.seconds).toFixed(2) });
+      } else {
+        rows.push(result);
+      }
       console.table(rows);
     }
     console.log('\nchildren = first-pass children (Services, StatefulSet, ConfigMap); deployment = inference Deployment, created once Qdrant is Ready');
