@@ -9,7 +9,7 @@ import { OperatorMetrics } from './metrics/OperatorMetrics';
 import { LeaderElector } from './leader/LeaderElector';
 import { WorkQueue } from './runtime/WorkQueue';
 import { InformerEventType, objectKey } from './runtime/Informer';
-import { Resources, SharedInformer } from './runtime/SharedInformers';
+import { Resources, SharedInformer, slimPod } from './runtime/SharedInformers';
 import { Caches, PlatformReconciler } from './reconcile/PlatformReconciler';
 import { LABEL_PLATFORM, MANAGED_BY } from './reconcile/labels';
 import { QdrantAdminClient } from './qdrant/QdrantAdminClient';
@@ -73,8 +73,11 @@ export class Operator {
     this.client = new KubeClient(options.kubeConfig);
     const ns = options.namespaces;
     const owned = `${LABEL_PLATFORM},app.kubernetes.io/managed-by=${MANAGED_BY}`;
-    const mk = (ref: (typeof Resources)[keyof typeof Resources], selector?: string) =>
-      new SharedInformer(this.client, ref, ns, selector, this.logger);
+    const mk = (
+      ref: (typeof Resources)[keyof typeof Resources],
+      selector?: string,
+      transform?: (o: any) => any,
+    ) => new SharedInformer(this.client, ref, ns, selector, this.logger, undefined, transform);
     this.caches = {
       platforms: mk(Resources.inferencePlatforms),
       statefulSets: mk(Resources.statefulSets, owned),
@@ -83,7 +86,7 @@ export class Operator {
       configMaps: mk(Resources.configMaps, owned),
       pvcs: mk(Resources.pvcs, LABEL_PLATFORM),
       pdbs: mk(Resources.pdbs, owned),
-      pods: mk(Resources.pods, LABEL_PLATFORM),
+      pods: mk(Resources.pods, LABEL_PLATFORM, slimPod),
     };
     this.platformEventsCache = new SharedInformer(
       this.client,

@@ -8,6 +8,8 @@ export interface InformerOptions {
   namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;
+  /** Reduces each object before it is cached (memory: keep only what is read). */
+  transform?: (obj: any) => any;
   logger?: Logger;
   /** Backoff bounds for restarts after errors other than 410 Gone. */
   minBackoffMs?: number;
@@ -78,9 +80,10 @@ export class Informer {
     }
   }
 
-  private upsert(obj: any) {
+  private upsert(input: any) {
     // managedFields is often half an object's size and nothing here reads it.
-    if (obj.metadata?.managedFields) delete obj.metadata.managedFields;
+    if (input.metadata?.managedFields) delete input.metadata.managedFields;
+    const obj = this.options.transform ? this.options.transform(input) : input;
     const key = objectKey(obj);
     const old = this.cache.get(key);
     if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) return;

@@ -17,10 +17,11 @@ export class SharedInformer {
     labelSelector: string | undefined,
     logger: Logger,
     fieldSelector?: string,
+    transform?: (obj: any) => any,
   ) {
     const scopes = namespaces?.length ? namespaces : [undefined];
     this.informers = scopes.map(
-      ns => new Informer(client, ref, { namespace: ns, labelSelector, fieldSelector, logger }),
+      ns => new Informer(client, ref, { namespace: ns, labelSelector, fieldSelector, transform, logger }),
     );
   }
 
@@ -52,6 +53,30 @@ export class SharedInformer {
   get restarts(): number {
     return this.informers.reduce((n, i) => n + i.restarts, 0);
   }
+}
+
+/**
+ * What the operator and the portal read of a Pod: identity, labels, where it
+ * runs and its status. Pod specs are large and many; the rest is dropped.
+ */
+export function slimPod(pod: any) {
+  return {
+    apiVersion: pod.apiVersion,
+    kind: pod.kind,
+    metadata: {
+      name: pod.metadata.name,
+      namespace: pod.metadata.namespace,
+      uid: pod.metadata.uid,
+      resourceVersion: pod.metadata.resourceVersion,
+      creationTimestamp: pod.metadata.creationTimestamp,
+      deletionTimestamp: pod.metadata.deletionTimestamp,
+      labels: pod.metadata.labels,
+      annotations: pod.metadata.annotations,
+      ownerReferences: pod.metadata.ownerReferences,
+    },
+    spec: { nodeName: pod.spec?.nodeName },
+    status: pod.status,
+  };
 }
 
 export const Resources = {
