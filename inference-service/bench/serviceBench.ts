@@ -1,0 +1,243 @@
+/* eslint-disable no-console */
+/**
+ * End-to-end benchmark: JPEG in, vector out through the HTTP service, versus
+ * raw onnxruntime `session.run` on the same model in the same run.
+ *
+ *   npm run bench -w inference-service [-- --seconds 8 --model /path/model.onnx]
+ *
+ * Both sides use one worker / one intra-op thread. Service overhead is
+ * reported as raw throughput / service throughput - 1, per batch size.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import readline from 'node:readline';
+import * as ort from 'onnxruntime-node';
+import { ensureMobileNetV2Onnx } from '../src/__testUtils__/nsfwjsMobileNetV2';
+import { renderScene } from '../src/__testUtils__/syntheticImages';
+
+const args = process.argv.slice(2);
+const arg = (name: string, fallback: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const SECONDS = Number(arg('seconds', '8'));
+
+interface Stats {
+  imagesPerSecond: number;
+  p50: number;
+  p99: number;
+  samples: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[
+    Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))
+  ];
+}
+
+function summarise(
+  latenciesMs: number[],
+  images: number,
+  seconds: number,
+): Stats {
+  const sorted = [...latenciesMs].sort((a, b) => a - b);
+  return {
+    imagesPerSecond: images / seconds,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    samples: sorted.length,
+  };
+}
+
+async function rawBench(modelPath: string, batch: number): Promise<Stats> {
+  const session = await ort.InferenceSession.create(modelPath, {
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+    extra: {
+      session: {
+        intra_op: { allow_spinning: '0' },
+        inter_op: { allow_spinning: '0' },
+      },
+    },
+  } as ort.InferenceSession.SessionOptions);
+  const [h, w] = [224, 224];
+  const data = new Float32Array(batch * h * w * 3).map(
+    (_, i) => (i % 255) / 255,
+  );
+  const feeds = {
+    [session.inputNames[0]]: new ort.Tensor('float32', data, [batch, h, w, 3]),
+  };
+  for (let i = 0; i < 3; i++) await session.run(feeds);
+  const latencies: number[] = [];
+  const start = performance.now();
+  while (performance.now() - start < SECONDS * 1000) {
+    const t = performance.now();
+    await session.run(feeds, [session.outputNames[0]]);
+    latencies.push(performance.now() - t);
+  }
+  const seconds = (performance.now() - start) / 1000;
+  await session.release();
+  return summarise(latencies, latencies.length * batch, seconds);
+}
+
+function startService(
+  modelPath: string,
+  batch: number,
+): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(__dirname, '..', 'src', 'main.ts')],
+    {
+      cwd: path.join(__dirname, '..'),
+      env: {
+        ...process.env,
+        MODEL_PATH: modelPath,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        WORKERS: '1',
+        BATCH_MAX_SIZE: String(batch),
+        BATCH_MAX_LATENCY_MS: '10',
+        QUEUE_MAX: '1024',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    let port = 0;
+    child.once('exit', code =>
+      reject(new Error(`service exited with ${code}`)),
+    );
+    readline.createInterface({ input: child.stdout! }).on('line', line => {
+      const log = JSON.parse(line);
+      if (log.msg === 'listening') port = log.port;
+      if (log.msg === 'collection ready') resolve({ child, port });
+      if (log.level === 'error') console.error(line);
+    });
+  });
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+function embed(port: number, jpeg: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t = performance.now();
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/v1/embed',
+        method: 'POST',
+        agent,
+        headers: {
+          'Content-Type': 'image/jpeg',
+          'Content-Length': jpeg.length,
+          Accept: 'application/octet-stream',
+        },
+      },
+      res => {
+        res.resume();
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve(performance.now() - t)
+            : reject(new Error(`HTTP ${res.statusCode}`)),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(jpeg);
+  });
+}
+
+/** Closed loop: `concurrency` clients each sending one JPEG after another. */
+async function serviceLoad(
+  port: number,
+  images: Buffer[],
+  concurrency: number,
+): Promise<Stats> {
+  for (let i = 0; i < concurrency * 2; i++)
+    await embed(port, images[i % images.length]);
+  const latencies: number[] = [];
+  const start = performance.now();
+  let n = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() - start < SECONDS * 1000)
+        latencies.push(await embed(port, images[n++ % images.length]));
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  return summarise(latencies, latencies.length, seconds);
+}
+
+const fmt = (s: Stats) =>
+  `${s.imagesPerSecond.toFixed(1).padStart(7)} img/s   p50 ${s.p50
+    .toFixed(2)
+    .padStart(7)} ms   p99 ${s.p99.toFixed(2).padStart(7)} ms   (${
+    s.samples
+  } calls)`;
+
+async function main() {
+  const modelPath = arg('model', '') || (await ensureMobileNetV2Onnx());
+  const images = await Promise.all(
+    Array.from({ length: 32 }, (_, i) => renderScene(i)),
+  );
+  console.log(`model ${modelPath}`);
+  console.log(
+    `${images.length} JPEGs of 320x240 (~${Math.round(
+      images[0].length / 1024,
+    )} kB), ${SECONDS}s per measurement, 1 worker / 1 intra-op thread\n`,
+  );
+  const rows: string[] = [];
+  for (const batch of [1, 16]) {
+    const raw = await rawBench(modelPath, batch);
+    const { child, port } = await startService(modelPath, batch);
+    try {
+      // Batch 1: two clients keep the single worker busy while the next
+      // request is decoded. Batch 16: enough clients to fill two batches.
+      const concurrency = batch === 1 ? 2 : batch * 2;
+      const service = await serviceLoad(port, images, concurrency);
+      const serial =
+        batch === 1 ? await serviceLoad(port, images, 1) : undefined;
+      const overhead = raw.imagesPerSecond / service.imagesPerSecond - 1;
+      console.log(`batch ${batch}`);
+      console.log(`  raw session.run (batch ${batch}):      ${fmt(raw)}`);
+      console.log(
+        `  service, ${String(concurrency).padStart(2)} clients:          ${fmt(
+          service,
+        )}`,
+      );
+      if (serial) console.log(`  service, 1 client (latency):  ${fmt(serial)}`);
+      console.log(
+        `  service overhead (throughput): ${(overhead * 100).toFixed(1)}%  ${
+          overhead <= 0.1 ? '(within the 10% target)' : '(ABOVE the 10% target)'
+        }\n`,
+      );
+      rows.push(
+        `| ${batch} | ${raw.imagesPerSecond.toFixed(1)} | ${raw.p50.toFixed(
+          1,
+        )} / ${raw.p99.toFixed(1)} | ${service.imagesPerSecond.toFixed(
+          1,
+        )} | ${service.p50.toFixed(1)} / ${service.p99.toFixed(1)} | ${(
+          overhead * 100
+        ).toFixed(1)}% |`,
+      );
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise(r => child.once('exit', r));
+    }
+  }
+  console.log(
+    '| batch | raw img/s | raw p50/p99 ms (per run) | service img/s | service p50/p99 ms (per request) | overhead |',
+  );
+  console.log('|---|---|---|---|---|---|');
+  for (const r of rows) console.log(r);
+  agent.destroy();
+}
+
+main().catch(err => {
+  console.error(err);
+  process.exit(1);
+});

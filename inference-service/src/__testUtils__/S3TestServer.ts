@@ -1,0 +1,123 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { modelCacheDir } from '../onnx/modelCacheDir';
+import { makeTempDir } from './tempDir';
+
+/** Pinned in tools/s3server/go.mod; bump both together. */
+export const VERSITYGW_VERSION = 'v1.8.0';
+const TOOL_MODULE = path.resolve(__dirname, '..', '..', 'tools', 's3server');
+
+/**
+ * Path of the versitygw binary (an Apache-2.0 S3 gateway, here over a
+ * local directory), built from the Go module proxy into the cache on first
+ * use. Takes a few minutes once per machine; never committed.
+ */
+export function ensureVersitygw(): string {
+  const bin = path.join(
+    path.dirname(modelCacheDir()),
+    'tools',
+    `versitygw-${VERSITYGW_VERSION}`,
+  );
+  if (fs.existsSync(bin)) return bin;
+  fs.mkdirSync(path.dirname(bin), { recursive: true });
+  const tmp = `${bin}.${process.pid}.tmp`;
+  execFileSync(
+    'go',
+    [
+      'build',
+      '-ldflags=-s -w',
+      '-o',
+      tmp,
+      'github.com/versity/versitygw/cmd/versitygw',
+    ],
+    {
+      cwd: TOOL_MODULE,
+      stdio: 'inherit',
+      env: { ...process.env, GOFLAGS: '-mod=mod' },
+    },
+  );
+  fs.renameSync(tmp, bin);
+  return bin;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(
+  port: number,
+  child: ChildProcess,
+  log: () => string,
+): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`versitygw exited: ${log()}`);
+    const ok = await new Promise<boolean>(resolve => {
+      const s = net.connect(port, '127.0.0.1');
+      s.once('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise(r => setTimeout(r, 50));
+  }
+  throw new Error(`versitygw did not listen on ${port}: ${log()}`);
+}
+
+/** A real S3-compatible server (versitygw, posix backend) on 127.0.0.1. */
+export class S3TestServer {
+  readonly accessKeyId = 'cvplatformtest';
+  readonly secretAccessKey = 'cvplatformtestsecret';
+  endpoint = '';
+  private child?: ChildProcess;
+  private temp?: { dir: string; cleanup: () => void };
+
+  async start(): Promise<void> {
+    const bin = ensureVersitygw();
+    this.temp = makeTempDir('versitygw-');
+    const root = path.join(this.temp.dir, 'root');
+    fs.mkdirSync(root);
+    const port = await freePort();
+    let output = '';
+    this.child = spawn(
+      bin,
+      [
+        '--access',
+        this.accessKeyId,
+        '--secret',
+        this.secretAccessKey,
+        '--port',
+        `127.0.0.1:${port}`,
+        '--quiet',
+        'posix',
+        root,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    this.child.stdout!.on('data', d => (output += d));
+    this.child.stderr!.on('data', d => (output += d));
+    await waitForPort(port, this.child, () => output);
+    this.endpoint = `http://127.0.0.1:${port}`;
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (child && child.exitCode === null) {
+      await new Promise<void>(resolve => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      });
+    }
+    this.temp?.cleanup();
+  }
+}

@@ -1,0 +1,55 @@
+import { loadConfig } from './config/loadConfig';
+import { createLogger } from './server/createLogger';
+import { startServer } from './server/startServer';
+import { fetchModelCommand } from './model/fetchModelCommand';
+
+const log = createLogger();
+
+async function main() {
+  const config = loadConfig();
+  const running = await startServer(config, { log });
+  const { service } = running;
+
+  const shutdown = async (code: number) => {
+    log('info', 'shutting down');
+    const force = setTimeout(() => process.exit(code || 1), 30_000);
+    force.unref();
+    await running.stop();
+    process.exit(code);
+  };
+
+  service.started.catch(err => {
+    log('error', 'fatal startup error', { error: (err as Error).message });
+    shutdown(1);
+  });
+
+  process.on('SIGHUP', () => {
+    log('info', 'SIGHUP: reloading model');
+    service.reload().then(
+      r => log('info', 'model reloaded', { ...r }),
+      err =>
+        log('error', 'model reload failed', { error: (err as Error).message }),
+    );
+  });
+  process.on('SIGTERM', () => shutdown(0));
+  process.on('SIGINT', () => shutdown(0));
+}
+
+if (process.argv[2] === 'fetch-model') {
+  // The operator's model-loader init container: download, then exit.
+  fetchModelCommand().then(
+    target => {
+      log('info', 'model fetched', { path: target });
+      process.exit(0);
+    },
+    err => {
+      log('error', 'model download failed', { error: (err as Error).message });
+      process.exit(1);
+    },
+  );
+} else {
+  main().catch(err => {
+    log('error', 'failed to start', { error: (err as Error).message });
+    process.exit(1);
+  });
+}

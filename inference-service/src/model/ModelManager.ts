@@ -1,0 +1,251 @@
+import fs from 'node:fs';
+import { Batcher } from '../inference/Batcher';
+import { TensorPreprocess, WorkerPool } from '../inference/WorkerPool';
+import { Metrics } from '../metrics/createMetrics';
+import { describeModel, ModelSpec } from './describeModel';
+import { fetchModel, FetchOptions } from './fetchModel';
+
+export interface ModelManagerOptions {
+  modelUrl?: string;
+  workers: number;
+  batch: { maxSize: number; maxLatencyMs: number; maxQueue: number };
+  preprocess: TensorPreprocess;
+  size?: [number, number];
+  embeddingOutput?: string;
+  fetch: FetchOptions;
+  retry: { initialMs: number; maxMs: number };
+  metrics?: Metrics;
+  log?: (
+    level: 'info' | 'warn' | 'error',
+    msg: string,
+    fields?: object,
+  ) => void;
+}
+
+/** One loaded model version: its own workers and its own batch queue. */
+export class LoadedModel {
+  private leases = 0;
+  private retired?: Promise<void>;
+  private released?: () => void;
+
+  constructor(
+    readonly version: number,
+    readonly source: string,
+    readonly spec: ModelSpec,
+    readonly loadSeconds: number,
+    private readonly pool: WorkerPool,
+    readonly batcher: Batcher<Uint8Array, Float32Array>,
+  ) {}
+
+  get failure(): Error | undefined {
+    return this.pool.failure;
+  }
+
+  /** Pins this version until release(), so a swap never cuts a request off. */
+  lease(): () => void {
+    this.leases++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.leases--;
+      if (this.leases === 0) this.released?.();
+    };
+  }
+
+  /** Waits for every lease and queued batch, then stops the workers. */
+  retire(): Promise<void> {
+    this.retired ??= (async () => {
+      if (this.leases > 0) await new Promise<void>(r => (this.released = r));
+      await this.batcher.whenIdle();
+      await this.pool.close();
+    })();
+    return this.retired;
+  }
+}
+
+export class ModelRejectedError extends Error {}
+
+export type ModelValidator = (spec: ModelSpec) => void | Promise<void>;
+
+/**
+ * Owns the serving model: initial load with exponential backoff, and hot
+ * reload that loads the new version alongside the old one, swaps the
+ * reference atomically, then drains and retires the old version.
+ */
+export class ModelManager {
+  private active?: LoadedModel;
+  private lastError?: string;
+  private version = 0;
+  private loading?: Promise<LoadedModel>;
+  private stopped = false;
+  private retryTimer?: NodeJS.Timeout;
+  private attempt = 0;
+  private validator?: ModelValidator;
+  private listeners: Array<(m: LoadedModel) => void> = [];
+
+  constructor(private readonly options: ModelManagerOptions) {
+    options.metrics?.setQueueDepthSource(
+      () => this.active?.batcher.queueDepth ?? 0,
+    );
+  }
+
+  get current(): LoadedModel | undefined {
+    return this.active;
+  }
+
+  /** Why no model is serving (undefined when one is). */
+  get notReadyReason(): string | undefined {
+    if (this.active) {
+      const failure = this.active.failure;
+      return failure ? `model workers failed: ${failure.message}` : undefined;
+    }
+    if (!this.options.modelUrl)
+      return 'no model configured (set MODEL_URL or MODEL_PATH)';
+    return this.lastError
+      ? `model not loaded: ${this.lastError}`
+      : 'model loading';
+  }
+
+  /** Checked before a loaded version may serve (e.g. the collection's dimension). */
+  setValidator(validator: ModelValidator): void {
+    this.validator = validator;
+  }
+
+  onLoaded(listener: (m: LoadedModel) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Starts loading in the background, retrying with backoff until it works. */
+  start(): void {
+    if (!this.options.modelUrl) return;
+    this.tryInitialLoad();
+  }
+
+  /**
+   * Loads the configured model again (e.g. a new file at MODEL_PATH or a new
+   * object behind MODEL_URL) and swaps it in. Concurrent calls share one load.
+   */
+  reload(): Promise<LoadedModel> {
+    if (!this.options.modelUrl)
+      return Promise.reject(new ModelRejectedError('no model configured'));
+    this.loading ??= this.load().finally(() => {
+      this.loading = undefined;
+    });
+    return this.loading;
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    await this.loading?.catch(() => undefined);
+    const active = this.active;
+    this.active = undefined;
+    await active?.retire();
+  }
+
+  private tryInitialLoad(): void {
+    if (this.stopped || this.active) return;
+    this.reload().catch(err => {
+      if (this.stopped || this.active || err instanceof ModelRejectedError)
+        return;
+      const { initialMs, maxMs } = this.options.retry;
+      // Jitter keeps a fleet of replicas from hammering the model store in step.
+      const delay =
+        Math.min(maxMs, initialMs * 2 ** this.attempt++) *
+        (0.8 + Math.random() * 0.4);
+      this.options.log?.('warn', 'model load failed, retrying', {
+        error: (err as Error).message,
+        retryInMs: Math.round(delay),
+      });
+      this.retryTimer = setTimeout(() => this.tryInitialLoad(), delay);
+    });
+  }
+
+  private async load(): Promise<LoadedModel> {
+    const { options } = this;
+    const started = process.hrtime.bigint();
+    let pool: WorkerPool | undefined;
+    try {
+      const fetched = await fetchModel(options.modelUrl!, options.fetch);
+      try {
+        pool = await WorkerPool.create({
+          modelPath: fetched.path,
+          workers: options.workers,
+        });
+      } finally {
+        // Each worker has read the file into its session; a download is no longer needed.
+        if (fetched.temporary) fs.rmSync(fetched.path, { force: true });
+      }
+      const spec = describeModel(pool.metadata, {
+        size: options.size,
+        outputName: options.embeddingOutput,
+      });
+      const p = pool;
+      // Warm up once so the first real request does not pay for lazy init,
+      // and so a model that loads but cannot run is rejected here.
+      await p.run(spec, options.preprocess, [
+        new Uint8Array(spec.width * spec.height * 3),
+      ]);
+      await this.validator?.(spec);
+      const batcher = new Batcher<Uint8Array, Float32Array>({
+        maxBatchSize: Math.min(options.batch.maxSize, spec.maxBatch),
+        maxLatencyMs: options.batch.maxLatencyMs,
+        maxQueue: options.batch.maxQueue,
+        concurrency: () => p.size,
+        runBatch: async images => {
+          const { embeddings, runSeconds } = await p.run(
+            spec,
+            options.preprocess,
+            images,
+          );
+          options.metrics?.inferenceDuration.observe(runSeconds);
+          return images.map((_, i) =>
+            embeddings.subarray(i * spec.dim, (i + 1) * spec.dim),
+          );
+        },
+        onBatch: size => options.metrics?.batchSize.observe(size),
+      });
+      if (this.stopped) throw new Error('model manager stopped');
+      const loadSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const model = new LoadedModel(
+        ++this.version,
+        fetchedSource(options.modelUrl!),
+        spec,
+        loadSeconds,
+        p,
+        batcher,
+      );
+      const previous = this.active;
+      this.active = model;
+      this.lastError = undefined;
+      this.attempt = 0;
+      options.metrics?.modelLoads.inc({ result: 'success' });
+      options.metrics?.modelLoadSeconds.set(loadSeconds);
+      options.metrics?.modelReady.set(1);
+      options.log?.('info', 'model loaded', {
+        version: model.version,
+        ...spec,
+        loadSeconds,
+      });
+      for (const l of this.listeners) l(model);
+      previous
+        ?.retire()
+        .catch(err =>
+          options.log?.('warn', 'retiring old model failed', {
+            error: String(err),
+          }),
+        );
+      return model;
+    } catch (err) {
+      await pool?.close().catch(() => undefined);
+      this.lastError = (err as Error).message;
+      options.metrics?.modelLoads.inc({ result: 'failure' });
+      throw err;
+    }
+  }
+}
+
+function fetchedSource(url: string): string {
+  return url.replace(/\/\/[^/@]*@/, '//');
+}

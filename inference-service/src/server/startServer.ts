@@ -1,0 +1,52 @@
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
+import { ServiceConfig } from '../config/loadConfig';
+import { createLogger, Logger } from './createLogger';
+import { createService, Service, ServiceOverrides } from './createService';
+
+export interface RunningServer {
+  service: Service;
+  server: http.Server;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Creates the service and listens; the model loads in the background. */
+export async function startServer(
+  config: ServiceConfig,
+  overrides: ServiceOverrides & { log?: Logger } = {},
+): Promise<RunningServer> {
+  const log = overrides.log ?? createLogger();
+  const service = createService(config, { ...overrides, log });
+  const server = http.createServer(service.app);
+  // Keep-alive longer than typical load balancer idle timeouts (60 s), so
+  // the proxy, not us, closes idle connections.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  log('info', 'listening', {
+    port,
+    host: config.host,
+    model: config.modelUrl ? 'configured' : 'none',
+  });
+  let stopping: Promise<void> | undefined;
+  return {
+    service,
+    server,
+    port,
+    stop() {
+      stopping ??= (async () => {
+        await new Promise<void>(resolve => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await service.close();
+      })();
+      return stopping;
+    },
+  };
+}
