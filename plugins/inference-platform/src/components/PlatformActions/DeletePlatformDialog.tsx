@@ -1,18 +1,10 @@
 import { useCallback, useState } from 'react';
-import {
-  Button,
-  Dialog,
-  DialogActions,
-  DialogContent,
-  DialogContentText,
-  DialogTitle,
-  TextField,
-} from '@material-ui/core';
-import Alert from '@material-ui/lab/Alert';
+import { TextField } from '@material-ui/core';
 import { useApi } from '@backstage/core-plugin-api';
 import { InferencePlatform } from '@cv-platform/plugin-inference-platform-common';
 import { inferencePlatformApiRef } from '../../api';
 import { useSubmit } from './useSubmit';
+import { ActionDialog } from './ActionDialog';
 
 /**
  * Deletion asks for the name to be typed: it removes the Qdrant volumes with
@@ -40,41 +32,34 @@ export function DeletePlatformDialog(props: {
   const { busy, error, submit } = useSubmit(action, done);
 
   return (
-    <Dialog
+    <ActionDialog
       open={props.open}
-      onClose={busy ? undefined : onClose}
-      aria-labelledby="delete-title"
-    >
-      <DialogTitle id="delete-title">Delete {name}?</DialogTitle>
-      <DialogContent>
-        <DialogContentText>
+      onClose={onClose}
+      id="delete"
+      title={<>Delete {name}?</>}
+      description={
+        <>
           This deletes the Qdrant cluster with its data volumes and the
           inference servers of {platform.metadata.namespace}/{name}. It cannot
           be undone. Type <strong>{name}</strong> to confirm.
-        </DialogContentText>
-        <TextField
-          id="delete-confirm-name"
-          label="Platform name"
-          fullWidth
-          margin="dense"
-          value={typed}
-          onChange={e => setTyped(e.target.value)}
-        />
-        {error && <Alert severity="error">{error}</Alert>}
-      </DialogContent>
-      <DialogActions>
-        <Button onClick={onClose} disabled={busy}>
-          Cancel
-        </Button>
-        <Button
-          variant="contained"
-          color="secondary"
-          onClick={submit}
-          disabled={busy || typed !== name}
-        >
-          {busy ? 'Deleting…' : 'Delete'}
-        </Button>
-      </DialogActions>
-    </Dialog>
+        </>
+      }
+      busy={busy}
+      error={error}
+      confirmLabel="Delete"
+      busyLabel="Deleting…"
+      confirmColor="secondary"
+      confirmDisabled={typed !== name}
+      onConfirm={submit}
+    >
+      <TextField
+        id="delete-confirm-name"
+        label="Platform name"
+        fullWidth
+        margin="dense"
+        value={typed}
+        onChange={e => setTyped(e.target.value)}
+      />
+    </ActionDialog>
   );
 }

@@ -1,14 +1,5 @@
 import { useCallback, useState } from 'react';
-import {
-  Button,
-  Dialog,
-  DialogActions,
-  DialogContent,
-  DialogContentText,
-  DialogTitle,
-  TextField,
-} from '@material-ui/core';
-import Alert from '@material-ui/lab/Alert';
+import { TextField } from '@material-ui/core';
 import { useApi } from '@backstage/core-plugin-api';
 import {
   InferencePlatform,
@@ -18,6 +9,7 @@ import {
 } from '@cv-platform/plugin-inference-platform-common';
 import { inferencePlatformApiRef } from '../../api';
 import { useSubmit } from './useSubmit';
+import { ActionDialog } from './ActionDialog';
 
 const modelUrlPattern = new RegExp(MODEL_URL_PATTERN);
 const versionPattern = new RegExp(QDRANT_VERSION_PATTERN);
@@ -62,54 +54,41 @@ export function EditPlatformDialog(props: {
   const { busy, error, submit } = useSubmit(action, done);
 
   return (
-    <Dialog
+    <ActionDialog
       open={props.open}
-      onClose={busy ? undefined : onClose}
-      aria-labelledby="edit-title"
+      onClose={onClose}
+      id="edit"
       fullWidth
+      title="Change model or Qdrant version"
+      description="A new model URL rolls the inference servers one by one; each loads the model before it takes traffic. A new Qdrant version rolls the peers one by one."
+      busy={busy}
+      error={error}
+      confirmLabel="Save"
+      busyLabel="Saving…"
+      confirmColor="primary"
+      confirmDisabled={!changed || !modelValid || !versionValid}
+      onConfirm={submit}
     >
-      <DialogTitle id="edit-title">Change model or Qdrant version</DialogTitle>
-      <DialogContent>
-        <DialogContentText>
-          A new model URL rolls the inference servers one by one; each loads the
-          model before it takes traffic. A new Qdrant version rolls the peers
-          one by one.
-        </DialogContentText>
-        <TextField
-          id="edit-model-url"
-          label="Model URL"
-          fullWidth
-          margin="dense"
-          value={modelUrl}
-          onChange={e => setModelUrl(e.target.value)}
-          error={!modelValid}
-          helperText="s3://, http(s)://, pvc://<claim>/<path> or file://"
-        />
-        <TextField
-          id="edit-qdrant-version"
-          label="Qdrant version"
-          fullWidth
-          margin="dense"
-          value={version}
-          onChange={e => setVersion(e.target.value)}
-          error={!versionValid}
-          helperText="A Qdrant release such as v1.9.0"
-        />
-        {error && <Alert severity="error">{error}</Alert>}
-      </DialogContent>
-      <DialogActions>
-        <Button onClick={onClose} disabled={busy}>
-          Cancel
-        </Button>
-        <Button
-          color="primary"
-          variant="contained"
-          onClick={submit}
-          disabled={busy || !changed || !modelValid || !versionValid}
-        >
-          {busy ? 'Saving…' : 'Save'}
-        </Button>
-      </DialogActions>
-    </Dialog>
+      <TextField
+        id="edit-model-url"
+        label="Model URL"
+        fullWidth
+        margin="dense"
+        value={modelUrl}
+        onChange={e => setModelUrl(e.target.value)}
+        error={!modelValid}
+        helperText="s3://, http(s)://, pvc://<claim>/<path> or file://"
+      />
+      <TextField
+        id="edit-qdrant-version"
+        label="Qdrant version"
+        fullWidth
+        margin="dense"
+        value={version}
+        onChange={e => setVersion(e.target.value)}
+        error={!versionValid}
+        helperText="A Qdrant release such as v1.9.0"
+      />
+    </ActionDialog>
   );
 }

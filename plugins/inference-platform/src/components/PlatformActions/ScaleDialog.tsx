@@ -1,14 +1,5 @@
 import { useCallback, useState } from 'react';
-import {
-  Button,
-  Dialog,
-  DialogActions,
-  DialogContent,
-  DialogContentText,
-  DialogTitle,
-  TextField,
-} from '@material-ui/core';
-import Alert from '@material-ui/lab/Alert';
+import { TextField } from '@material-ui/core';
 import { useApi } from '@backstage/core-plugin-api';
 import {
   InferencePlatform,
@@ -16,6 +7,7 @@ import {
 } from '@cv-platform/plugin-inference-platform-common';
 import { inferencePlatformApiRef } from '../../api';
 import { useSubmit } from './useSubmit';
+import { ActionDialog } from './ActionDialog';
 
 /** Same bounds as the CRD schema, so most mistakes show before submitting. */
 const QDRANT = { min: 1, max: 100 };
@@ -64,58 +56,46 @@ export function ScaleDialog(props: {
   const { busy, error, submit } = useSubmit(action, done);
 
   return (
-    <Dialog
+    <ActionDialog
       open={props.open}
-      onClose={busy ? undefined : onClose}
-      aria-labelledby="scale-title"
+      onClose={onClose}
+      id="scale"
+      title={<>Scale {platform.metadata.name}</>}
+      description="Qdrant peers hold the vectors: scaling them rebalances shards. Inference servers are stateless and can go to zero."
+      busy={busy}
+      error={error}
+      confirmLabel="Scale"
+      busyLabel="Scaling…"
+      confirmColor="primary"
+      confirmDisabled={
+        !changed || qdrant === undefined || inference === undefined
+      }
+      onConfirm={submit}
     >
-      <DialogTitle id="scale-title">Scale {platform.metadata.name}</DialogTitle>
-      <DialogContent>
-        <DialogContentText>
-          Qdrant peers hold the vectors: scaling them rebalances shards.
-          Inference servers are stateless and can go to zero.
-        </DialogContentText>
-        <TextField
-          id="scale-qdrant-replicas"
-          label="Qdrant replicas"
-          type="number"
-          fullWidth
-          margin="dense"
-          value={qdrantText}
-          onChange={e => setQdrantText(e.target.value)}
-          error={qdrant === undefined}
-          helperText={`${QDRANT.min}–${QDRANT.max}, now ${currentQdrant}`}
-          inputProps={{ min: QDRANT.min, max: QDRANT.max }}
-        />
-        <TextField
-          id="scale-inference-replicas"
-          label="Inference replicas"
-          type="number"
-          fullWidth
-          margin="dense"
-          value={inferenceText}
-          onChange={e => setInferenceText(e.target.value)}
-          error={inference === undefined}
-          helperText={`${INFERENCE.min}–${INFERENCE.max}, now ${currentInference}`}
-          inputProps={{ min: INFERENCE.min, max: INFERENCE.max }}
-        />
-        {error && <Alert severity="error">{error}</Alert>}
-      </DialogContent>
-      <DialogActions>
-        <Button onClick={onClose} disabled={busy}>
-          Cancel
-        </Button>
-        <Button
-          color="primary"
-          variant="contained"
-          onClick={submit}
-          disabled={
-            busy || !changed || qdrant === undefined || inference === undefined
-          }
-        >
-          {busy ? 'Scaling…' : 'Scale'}
-        </Button>
-      </DialogActions>
-    </Dialog>
+      <TextField
+        id="scale-qdrant-replicas"
+        label="Qdrant replicas"
+        type="number"
+        fullWidth
+        margin="dense"
+        value={qdrantText}
+        onChange={e => setQdrantText(e.target.value)}
+        error={qdrant === undefined}
+        helperText={`${QDRANT.min}–${QDRANT.max}, now ${currentQdrant}`}
+        inputProps={{ min: QDRANT.min, max: QDRANT.max }}
+      />
+      <TextField
+        id="scale-inference-replicas"
+        label="Inference replicas"
+        type="number"
+        fullWidth
+        margin="dense"
+        value={inferenceText}
+        onChange={e => setInferenceText(e.target.value)}
+        error={inference === undefined}
+        helperText={`${INFERENCE.min}–${INFERENCE.max}, now ${currentInference}`}
+        inputProps={{ min: INFERENCE.min, max: INFERENCE.max }}
+      />
+    </ActionDialog>
   );
 }
