@@ -5,8 +5,18 @@
  * children created and CR creation -> phase Ready; total convergence time;
  * API requests per platform; writes in steady state; operator heap.
  *
+ * The operator runs as it is shipped: the standalone entrypoint bundled with
+ * esbuild (as the image runs it), in its own process. This process only
+ * creates platforms and watches what happens; the operator's requests,
+ * writes and heap come from its /metrics.
+ *
  *   npm run bench -w @cv-platform/operator -- [N ...] [--no-baseline]   (default: 1 100 1000)
  */
+import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { build } from 'esbuild';
 import { LocalCluster } from '@cv-platform/local-cluster';
 import { sampleInferencePlatform, withDefaults } from '@cv-platform/inference-platform-api';
 import {
@@ -17,8 +27,10 @@ import {
   qdrantHeadlessService,
   qdrantStatefulSet,
 } from '../src';
+import { KubeClient } from '../src/kube/KubeClient';
 import { loadKubeConfig } from '../src/kube/loadKubeConfig';
-import { Operator } from '../src/Operator';
+import { Resources, SharedInformer } from '../src/runtime/SharedInformers';
+import { noopLogger } from '../src/logger';
 
 // First pass: 2 Qdrant Services, StatefulSet, ConfigMap, inference Service
 // (a PDB only with 2+ peers); the Deployment follows once Qdrant is Ready.
@@ -30,6 +42,84 @@ function pct(xs: number[], p: number) {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 }
 
+const BUNDLE = path.join(__dirname, '..', 'dist', 'inference-platform-operator.cjs');
+
+/** The standalone operator as the image ships it: one esbuild bundle, run by plain node. */
+async function bundleOperator() {
+  await build({
+    entryPoints: [path.join(__dirname, '..', 'src', 'main.ts')],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    external: ['@kubernetes/client-node', 'prom-client'],
+    outfile: BUNDLE,
+    logLevel: 'warning',
+  });
+}
+
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>(r => srv.listen(0, '127.0.0.1', () => r()));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise(r => srv.close(r));
+  return port;
+}
+
+interface OperatorMetricsSample {
+  requests: number;
+  writes: number;
+  heapBytes: number;
+  rssBytes: number;
+  queueDepth: number;
+  reconciles: number;
+}
+
+/** Runs the bundled operator on one namespace; its numbers come from /metrics. */
+async function startOperatorProcess(cluster: LocalCluster, ns: string) {
+  const port = await freePort();
+  const logFile = path.join(path.dirname(cluster.kubeconfigPath), `operator-${ns}.log`);
+  const log = fs.openSync(logFile, 'w');
+  // --expose-gc: /metrics then reports the heap after a full collection.
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--expose-gc', BUNDLE, '--kubeconfig', cluster.kubeconfigPath, '--namespace', ns, '--no-leader-elect', '--workers', '8', '--metrics-port', String(port)],
+    { stdio: ['ignore', log, log] },
+  );
+  const exited = new Promise(r => child.once('exit', r));
+  const sum = (text: string, name: string, filter = '') =>
+    text
+      .split('\n')
+      .filter(l => l.startsWith(name) && (l[name.length] === ' ' || l[name.length] === '{') && l.includes(filter))
+      .reduce((a, l) => a + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+  const metrics = async (): Promise<OperatorMetricsSample> => {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const requests = sum(text, 'rest_client_requests_total');
+    const reads = sum(text, 'rest_client_requests_total', 'method="GET"') + sum(text, 'rest_client_requests_total', 'method="WATCH"');
+    return {
+      requests,
+      writes: requests - reads,
+      heapBytes: sum(text, 'nodejs_heap_size_used_bytes'),
+      rssBytes: sum(text, 'process_resident_memory_bytes'),
+      queueDepth: sum(text, 'workqueue_depth'),
+      reconciles: sum(text, 'controller_runtime_reconcile_total'),
+    };
+  };
+  // Started = caches synced and workers running (the log says so).
+  await cluster.until('operator started', async () => {
+    if (child.exitCode !== null) throw new Error(`operator exited: ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
+    return fs.readFileSync(logFile, 'utf8').includes('Operator started');
+  });
+  return {
+    metrics,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+      fs.closeSync(log);
+    },
+  };
+}
+
 async function runOnce(cluster: LocalCluster, n: number) {
   const ns = `bench-${n}-${Date.now().toString(36)}`;
   await cluster.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
@@ -39,14 +129,20 @@ async function runOnce(cluster: LocalCluster, n: number) {
   // Warm-up: the API server initialises a CRD's storage and CEL programs on first use.
   const warm = sampleInferencePlatform('warmup', ns);
   await cluster.request('POST', `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms?dryRun=All`, warm);
-  const operator = new Operator({
-    kubeConfig: loadKubeConfig({ kubeconfigPath: cluster.kubeconfigPath }),
-    namespaces: [ns],
-    workers: 8,
-    resyncPeriodMs: 3_600_000,
-    clusterInfoTtlMs: 3_600_000,
-  });
-  await operator.start();
+  const operator = await startOperatorProcess(cluster, ns);
+  const client = new KubeClient(loadKubeConfig({ kubeconfigPath: cluster.kubeconfigPath }));
+  const watch = (ref: (typeof Resources)[keyof typeof Resources]) =>
+    new SharedInformer(client, ref, [ns], noopLogger, { labelSelector: 'cv.platform.tech/platform' });
+  const observed = {
+    platforms: new SharedInformer(client, Resources.inferencePlatforms, [ns], noopLogger),
+    services: watch(Resources.services),
+    statefulSets: watch(Resources.statefulSets),
+    configMaps: watch(Resources.configMaps),
+    deployments: watch(Resources.deployments),
+  };
+  const watching = new AbortController();
+  for (const c of Object.values(observed)) void c.run(watching.signal);
+  await Promise.all(Object.values(observed).map(c => c.waitForSync()));
 
   const created = new Map<string, number>();
   const children = new Map<string, Set<string>>();
@@ -66,13 +162,13 @@ async function runOnce(cluster: LocalCluster, n: number) {
     children.set(name, set);
     if (set.size >= FIRST_PASS_CHILDREN) childrenDone.set(name, performance.now());
   };
-  for (const c of ['services', 'statefulSets', 'configMaps', 'deployments'] as const) operator.caches[c].on(onChild);
-  operator.subscribe(e => {
-    const name = e.platform.metadata.name!;
-    if (e.platform.status?.phase === 'Ready' && !ready.has(name)) ready.set(name, performance.now());
+  for (const c of ['services', 'statefulSets', 'configMaps', 'deployments'] as const) observed[c].on(onChild);
+  observed.platforms.on((_t, p) => {
+    const name = p.metadata.name!;
+    if (p.status?.phase === 'Ready' && !ready.has(name)) ready.set(name, performance.now());
   });
 
-  const reqBefore = operator.client.requests;
+  const reqBefore = (await operator.metrics()).requests;
   const t0 = performance.now();
   const names = Array.from({ length: n }, (_, i) => `p${i}`);
   // Create with bounded concurrency, like a burst of kubectl applies.
@@ -100,31 +196,29 @@ async function runOnce(cluster: LocalCluster, n: number) {
     await new Promise(r => setTimeout(r, 100));
     if (Date.now() - lastReport > 5000) {
       lastReport = Date.now();
-      const stsReady = operator.caches.statefulSets.list(s => (s.status?.readyReplicas ?? 0) >= 1).length;
+      const stsReady = observed.statefulSets.list(s => (s.status?.readyReplicas ?? 0) >= 1).length;
+      const m = await operator.metrics().catch(() => undefined);
       console.error(
-        `  ${((performance.now() - t0) / 1000).toFixed(0)}s: children ${childrenDone.size}/${n}, qdrant ready ${stsReady}, deployments ${deploymentAt.size}, Ready ${ready.size}, queue ${operator.queue.length}, reconciles ${operator.reconciles}`,
+        `  ${((performance.now() - t0) / 1000).toFixed(0)}s: children ${childrenDone.size}/${n}, qdrant ready ${stsReady}, deployments ${deploymentAt.size}, Ready ${ready.size}, queue ${m?.queueDepth}, reconciles ${m?.reconciles}`,
       );
     }
   }
   const total = performance.now() - t0;
   if (ready.size < n) {
-    const live = await cluster.request('GET', `/apis/apps/v1/namespaces/${ns}/deployments`);
-    const liveReady = live.body.items.filter((d: any) => (d.status?.readyReplicas ?? 0) >= 1).length;
-    const cached = operator.caches.deployments.list(d => (d.status?.readyReplicas ?? 0) >= 1).length;
-    const pods = await cluster.request('GET', `/api/v1/namespaces/${ns}/pods?labelSelector=app.kubernetes.io%2Fcomponent%3Dinference`);
-    const podsReady = pods.body.items.filter((x: any) => (x.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True')).length;
-    const notReady = operator.platforms().filter(x => x.status?.phase !== 'Ready').slice(0, 3).map(x => `${x.metadata.name}: ${x.status?.phase} ${x.status?.message}`);
-    console.error(`  not converged: deployments ready live ${liveReady}, cached ${cached}; inference pods ${pods.body.items.length}, ready ${podsReady}; restarts ${operator.caches.deployments.restarts}/${operator.caches.pods.restarts}`, notReady);
+    const notReady = observed.platforms
+      .list(x => x.status?.phase !== 'Ready')
+      .slice(0, 3)
+      .map(x => `${x.metadata.name}: ${x.status?.phase} ${x.status?.message}`);
+    console.error('  not converged:', notReady);
   }
   const converged = ready.size === n;
 
   // Steady state: no changes, no writes.
   await new Promise(r => setTimeout(r, 5000));
-  const writesBefore = operator.client.writes;
+  const writesBefore = (await operator.metrics()).writes;
   await new Promise(r => setTimeout(r, 10_000));
-  const steadyWrites = operator.client.writes - writesBefore;
-  (globalThis as any).gc?.();
-  const heapMb = process.memoryUsage().heapUsed / 2 ** 20;
+  const after = await operator.metrics();
+  const steadyWrites = after.writes - writesBefore;
 
   // The operator may finish before the POST response arrives: never below 0.
   const toChildren = names.filter(x => childrenDone.has(x)).map(x => Math.max(0, childrenDone.get(x)! - created.get(x)!));
@@ -139,10 +233,13 @@ async function runOnce(cluster: LocalCluster, n: number) {
     deploymentP99ms: +pct(toDeployment, 99).toFixed(1),
     readyP50ms: +pct(toReady, 50).toFixed(1),
     readyP99ms: +pct(toReady, 99).toFixed(1),
-    apiRequestsPerPlatform: +((operator.client.requests - reqBefore) / n).toFixed(1),
+    apiRequestsPerPlatform: +((after.requests - reqBefore) / n).toFixed(1),
     steadyStateWritesIn10s: steadyWrites,
-    heapMb: +heapMb.toFixed(1),
+    heapMb: +(after.heapBytes / 2 ** 20).toFixed(1),
+    rssMb: +(after.rssBytes / 2 ** 20).toFixed(1),
   };
+  watching.abort();
+  client.close();
   await operator.stop();
   await cluster.request('DELETE', `/api/v1/namespaces/${ns}`);
   return { result, converged };
@@ -203,6 +300,7 @@ async function main() {
   const sizes = ns.length ? ns : [1, 100, 1000];
   // 2 pods per platform, 110 pods per node.
   const extraCpuNodes = Math.ceil((2 * Math.max(...sizes)) / 100);
+  await bundleOperator();
   const cluster = await LocalCluster.start({ log: m => console.error(m), extraCpuNodes });
   // Stopped early (Ctrl-C): take the control plane down with us.
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {

@@ -9,8 +9,8 @@ import { OperatorMetrics } from './metrics/OperatorMetrics';
 import { LeaderElector } from './leader/LeaderElector';
 import { WorkQueue } from './runtime/WorkQueue';
 import { InformerEventType, objectKey } from './runtime/Informer';
-import { Resources, SharedInformer, slimPod } from './runtime/SharedInformers';
-import { Caches, PlatformReconciler } from './reconcile/PlatformReconciler';
+import { Resources, SharedInformer, SharedInformerOptions, slimEvent, slimPod, slimPvc } from './runtime/SharedInformers';
+import { ANNOTATION_APPLIED_HASH, Caches, PlatformReconciler, PODS_BY_PLATFORM } from './reconcile/PlatformReconciler';
 import { LABEL_PLATFORM, MANAGED_BY } from './reconcile/labels';
 import { QdrantAdminClient } from './qdrant/QdrantAdminClient';
 
@@ -43,6 +43,8 @@ export interface PlatformEvent {
 }
 
 const CONTROLLER = 'inferenceplatform';
+/** Index of the platform Event cache: "namespace/platform". */
+const EVENTS_BY_OBJECT = 'involvedObject';
 
 /**
  * The InferencePlatform operator: shared informers feed a deduplicating,
@@ -70,32 +72,30 @@ export class Operator {
 
   constructor(private readonly options: OperatorOptions) {
     this.logger = options.logger ?? noopLogger;
-    this.client = new KubeClient(options.kubeConfig);
+    this.client = new KubeClient(options.kubeConfig, method => this.metrics.requests.inc({ method }));
     const ns = options.namespaces;
     const owned = `${LABEL_PLATFORM},app.kubernetes.io/managed-by=${MANAGED_BY}`;
-    const mk = (
-      ref: (typeof Resources)[keyof typeof Resources],
-      selector?: string,
-      transform?: (o: any) => any,
-    ) => new SharedInformer(this.client, ref, ns, selector, this.logger, undefined, transform);
+    const mk = (ref: (typeof Resources)[keyof typeof Resources], o: SharedInformerOptions = {}) =>
+      new SharedInformer(this.client, ref, ns, this.logger, o);
     this.caches = {
       platforms: mk(Resources.inferencePlatforms),
-      statefulSets: mk(Resources.statefulSets, owned),
-      deployments: mk(Resources.deployments, owned),
-      services: mk(Resources.services, owned),
-      configMaps: mk(Resources.configMaps, owned),
-      pvcs: mk(Resources.pvcs, LABEL_PLATFORM),
-      pdbs: mk(Resources.pdbs, owned),
-      pods: mk(Resources.pods, LABEL_PLATFORM, slimPod),
+      statefulSets: mk(Resources.statefulSets, { labelSelector: owned }),
+      deployments: mk(Resources.deployments, { labelSelector: owned }),
+      services: mk(Resources.services, { labelSelector: owned }),
+      configMaps: mk(Resources.configMaps, { labelSelector: owned }),
+      pvcs: mk(Resources.pvcs, { labelSelector: LABEL_PLATFORM, transform: o => slimPvc(o, ANNOTATION_APPLIED_HASH) }),
+      pdbs: mk(Resources.pdbs, { labelSelector: owned }),
+      pods: mk(Resources.pods, {
+        labelSelector: LABEL_PLATFORM,
+        transform: slimPod,
+        indexers: { [PODS_BY_PLATFORM]: o => `${o.metadata.namespace}/${o.metadata.labels?.[LABEL_PLATFORM]}` },
+      }),
     };
-    this.platformEventsCache = new SharedInformer(
-      this.client,
-      Resources.events,
-      ns,
-      undefined,
-      this.logger,
-      'involvedObject.kind=InferencePlatform',
-    );
+    this.platformEventsCache = mk(Resources.events, {
+      fieldSelector: 'involvedObject.kind=InferencePlatform',
+      transform: slimEvent,
+      indexers: { [EVENTS_BY_OBJECT]: o => `${o.metadata.namespace}/${o.involvedObject?.name}` },
+    });
     this.reconciler = new PlatformReconciler({
       client: this.client,
       caches: this.caches,
@@ -146,7 +146,7 @@ export class Operator {
   /** Recorded Events of one platform, newest first. */
   platformEvents(namespace: string, name: string): any[] {
     return this.platformEventsCache
-      .list(e => e.metadata.namespace === namespace && e.involvedObject?.name === name)
+      .byIndex(EVENTS_BY_OBJECT, `${namespace}/${name}`)
       .sort((a, b) =>
         String(b.lastTimestamp ?? b.eventTime ?? '').localeCompare(String(a.lastTimestamp ?? a.eventTime ?? '')),
       );

@@ -6,6 +6,7 @@
  *                               [--workers N] [--metrics-port 8080]
  */
 import http from 'node:http';
+import { collectDefaultMetrics } from 'prom-client';
 import { Operator } from './Operator';
 import { loadKubeConfig } from './kube/loadKubeConfig';
 import { consoleLogger } from './logger';
@@ -40,8 +41,14 @@ async function main() {
     },
     logger,
   });
+  // Process metrics (heap, RSS, event loop lag) belong to the standalone
+  // process; embedded in Backstage, the host process reports its own.
+  collectDefaultMetrics({ register: operator.metrics.registry });
+  const gc = (globalThis as { gc?: () => void }).gc;
   const server = http.createServer(async (req, res) => {
     if (req.url === '/metrics') {
+      // Started with --expose-gc (benchmarks): heap figures are live data only.
+      gc?.();
       res.setHeader('Content-Type', operator.metrics.registry.contentType);
       res.end(await operator.metrics.registry.metrics());
     } else if (req.url === '/healthz' || req.url === '/readyz') {

@@ -99,6 +99,31 @@ describe('Batcher', () => {
     expect(batches.map(x => x.items)).toEqual([[0], [1]]);
   });
 
+  it('with prefetch, hands full batches to busy workers but lets partial ones grow', async () => {
+    const { batches, runBatch } = manualRunner();
+    const b = new Batcher<number, number>({
+      maxBatchSize: 2,
+      maxLatencyMs: 60_000,
+      maxQueue: 100,
+      concurrency: () => 1,
+      prefetch: 1,
+      runBatch,
+    });
+    for (let i = 0; i < 7; i++) b.submit(i).catch(() => undefined);
+    await flush();
+    // One running, one full batch queued behind it; no third while both are out.
+    expect(batches.map(x => x.items)).toEqual([[0, 1], [2, 3]]);
+    batches[0].resolve([0, 1]);
+    await flush();
+    expect(batches.map(x => x.items)).toEqual([[0, 1], [2, 3], [4, 5]]);
+    batches[1].resolve([2, 3]);
+    batches[2].resolve([4, 5]);
+    await flush();
+    // The last request is a partial batch: it waits for its window on a free worker.
+    expect(batches).toHaveLength(3);
+    expect(b.queueDepth).toBe(1);
+  });
+
   it('fails fast when the queue is full', async () => {
     const { runBatch } = manualRunner();
     const b = new Batcher<number, number>({

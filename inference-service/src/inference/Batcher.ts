@@ -6,6 +6,12 @@ export interface BatcherOptions<In, Out> {
   maxQueue: number;
   /** Batches that may run at once (the number of workers). */
   concurrency: () => number;
+  /**
+   * Full batches that may be handed to each busy worker to wait in its own
+   * queue, so it starts the next one without a round trip through the event
+   * loop. Only full batches: a partial one keeps growing until a worker is free.
+   */
+  prefetch?: number;
   runBatch: (items: In[]) => Promise<Out[]>;
   onBatch?: (size: number) => void;
 }
@@ -63,7 +69,14 @@ export class Batcher<In, Out> {
 
   private pump(): void {
     const { maxBatchSize, maxLatencyMs } = this.options;
-    while (this.queue.length && this.inFlight < this.options.concurrency()) {
+    const workers = this.options.concurrency();
+    const ahead = workers * (1 + (this.options.prefetch ?? 0));
+    while (this.queue.length) {
+      if (this.inFlight >= workers) {
+        if (this.queue.length < maxBatchSize || this.inFlight >= ahead) break;
+        this.launch(this.queue.splice(0, maxBatchSize));
+        continue;
+      }
       const waited = Date.now() - this.queue[0].enqueuedAt;
       if (this.queue.length < maxBatchSize && waited < maxLatencyMs) {
         this.arm(maxLatencyMs - waited);

@@ -7,44 +7,6 @@ const ort = require('onnxruntime-node');
 
 let session;
 
-/**
- * HWC uint8 RGB pixels -> float tensor data in the model's layout and
- * channel order: value = (pixel * scale - mean[c]) / std[c].
- */
-function packBatch(images, spec, pre) {
-  const { height, width, layout } = spec;
-  const plane = height * width;
-  const out = new Float32Array(images.length * plane * 3);
-  const src = pre.channelOrder === 'BGR' ? [2, 1, 0] : [0, 1, 2];
-  const mul = [0, 1, 2].map(c => pre.scale / pre.std[c]);
-  const add = [0, 1, 2].map(c => -pre.mean[c] / pre.std[c]);
-  for (let n = 0; n < images.length; n++) {
-    const px = images[n];
-    if (px.length !== plane * 3) {
-      throw new Error(
-        `image ${n} has ${px.length} bytes, expected ${plane * 3}`,
-      );
-    }
-    const base = n * plane * 3;
-    if (layout === 'NCHW') {
-      for (let c = 0; c < 3; c++) {
-        const s = src[c];
-        const o = base + c * plane;
-        const m = mul[c];
-        const a = add[c];
-        for (let p = 0; p < plane; p++) out[o + p] = px[p * 3 + s] * m + a;
-      }
-    } else {
-      for (let p = 0; p < plane; p++) {
-        const i = base + p * 3;
-        for (let c = 0; c < 3; c++)
-          out[i + c] = px[p * 3 + src[c]] * mul[c] + add[c];
-      }
-    }
-  }
-  return out;
-}
-
 function l2NormalizeRows(data, rows, dim) {
   const out = new Float32Array(rows * dim);
   for (let r = 0; r < rows; r++) {
@@ -90,13 +52,13 @@ async function init() {
   };
 }
 
+// The input arrives packed (see WorkerPool.run): this thread only runs the model.
 async function run(msg) {
-  const { spec, preprocess, images } = msg;
-  const data = packBatch(images, spec, preprocess);
+  const { spec, count, data } = msg;
   const dims =
     spec.layout === 'NCHW'
-      ? [images.length, 3, spec.height, spec.width]
-      : [images.length, spec.height, spec.width, 3];
+      ? [count, 3, spec.height, spec.width]
+      : [count, spec.height, spec.width, 3];
   const feeds = { [spec.inputName]: new ort.Tensor('float32', data, dims) };
   const started = process.hrtime.bigint();
   const result = await session.run(feeds, [spec.outputName]);
@@ -104,9 +66,9 @@ async function run(msg) {
   const output = result[spec.outputName];
   const rows = output.dims[0];
   const dim = output.data.length / rows;
-  if (rows !== images.length || dim !== spec.dim) {
+  if (rows !== count || dim !== spec.dim) {
     throw new Error(
-      `output ${spec.outputName} has shape [${output.dims}], expected [${images.length}, ${spec.dim}]`,
+      `output ${spec.outputName} has shape [${output.dims}], expected [${count}, ${spec.dim}]`,
     );
   }
   const embeddings = l2NormalizeRows(output.data, rows, dim);
@@ -114,18 +76,23 @@ async function run(msg) {
   return { embeddings, runNs };
 }
 
+// The pool may send the next batch while one runs: run them one at a time,
+// in order, so a queued batch starts the moment the previous one ends.
+let queue = Promise.resolve();
 parentPort.on('message', msg => {
   if (msg.type !== 'run') return;
-  run(msg).then(
-    ({ embeddings, runNs }) =>
-      parentPort.postMessage({ id: msg.id, embeddings, runNs }, [
-        embeddings.buffer,
-      ]),
-    err =>
-      parentPort.postMessage({
-        id: msg.id,
-        error: String(err && err.message ? err.message : err),
-      }),
+  queue = queue.then(() =>
+    run(msg).then(
+      ({ embeddings, runNs }) =>
+        parentPort.postMessage({ id: msg.id, embeddings, runNs }, [
+          embeddings.buffer,
+        ]),
+      err =>
+        parentPort.postMessage({
+          id: msg.id,
+          error: String(err && err.message ? err.message : err),
+        }),
+    ),
   );
 });
 

@@ -193,6 +193,8 @@ export class ModelManager {
         maxLatencyMs: options.batch.maxLatencyMs,
         maxQueue: options.batch.maxQueue,
         concurrency: () => p.size,
+        // One full batch waits in each busy worker's queue (WorkerPool depth 2).
+        prefetch: 1,
         runBatch: async images => {
           const { embeddings, runSeconds } = await p.run(
             spec,

@@ -59,7 +59,11 @@ export class KubeClient {
   private readonly server: string;
   private resolved?: { at: number; opts: https.RequestOptions; agent: http.Agent };
 
-  constructor(readonly kubeConfig: KubeConfig) {
+  constructor(
+    readonly kubeConfig: KubeConfig,
+    /** Called for every request, e.g. to count it in metrics. */
+    private readonly onRequest?: (method: string) => void,
+  ) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('kubeconfig has no current cluster');
     this.server = cluster.server.replace(/\/$/, '');
@@ -113,6 +117,7 @@ export class KubeClient {
   ): Promise<T> {
     this.requests++;
     if (WRITE_METHODS.has(method)) this.writes++;
+    this.onRequest?.(method);
     let payload: string | undefined;
     if (body !== undefined) payload = typeof body === 'string' ? body : JSON.stringify(body);
     const { opts, mod } = await this.options(
@@ -175,6 +180,7 @@ export class KubeClient {
     signal: AbortSignal,
   ): Promise<void> {
     this.requests++;
+    this.onRequest?.('WATCH');
     const qs = new URLSearchParams({ ...params, watch: 'true', allowWatchBookmarks: 'true' });
     const { opts, mod } = await this.options('GET', `${path}?${qs}`, {});
     await new Promise<void>((resolve, reject) => {

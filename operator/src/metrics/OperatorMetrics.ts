@@ -35,6 +35,13 @@ export class OperatorMetrics {
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
     registers: [this.registry],
   });
+  /** Every API request (reads, lists, watches, writes), as client-go's rest client counts them. */
+  readonly requests = new Counter({
+    name: 'rest_client_requests_total',
+    help: 'Kubernetes API requests issued by the operator (lists, watches, reads and writes)',
+    labelNames: ['method'],
+    registers: [this.registry],
+  });
   readonly writes = new Counter({
     name: 'inference_platform_operator_api_writes_total',
     help: 'Kubernetes API write requests issued by reconciles',

@@ -12,7 +12,7 @@ import { QdrantAdminClient } from '../qdrant/QdrantAdminClient';
 import { Resources, SharedInformer } from '../runtime/SharedInformers';
 import { computeStatus } from '../status/computeStatus';
 import { isSubset } from './isSubset';
-import { FIELD_MANAGER, LABEL_COMPONENT, LABEL_PLATFORM, names } from './labels';
+import { FIELD_MANAGER, LABEL_COMPONENT, names } from './labels';
 import {
   qdrantClientService,
   qdrantHeadlessService,
@@ -28,6 +28,8 @@ import {
 } from './inferenceChildren';
 
 export const ANNOTATION_APPLIED_HASH = 'cv.platform.tech/applied-hash';
+/** Index of the Pod cache: "namespace/platform". */
+export const PODS_BY_PLATFORM = 'platform';
 
 export interface Caches {
   platforms: SharedInformer;
@@ -138,13 +140,8 @@ export class PlatformReconciler {
       await this.deleteIfPresent(p, caches.pvcs, Resources.pvcs, pvc ? undefined : names.modelPvc(p));
     }
 
-    const podsOf = (component: string) =>
-      caches.pods.list(
-        o =>
-          o.metadata.namespace === namespace &&
-          o.metadata.labels?.[LABEL_PLATFORM] === name &&
-          o.metadata.labels?.[LABEL_COMPONENT] === component,
-      );
+    const pods = caches.pods.byIndex(PODS_BY_PLATFORM, key);
+    const podsOf = (component: string) => pods.filter(o => o.metadata.labels?.[LABEL_COMPONENT] === component);
     const clusterInfo = this.qdrantClusterInfo(key, p, spec.qdrant.apiKeySecretRef, sts);
     const status = computeStatus(
       p,

@@ -10,6 +10,11 @@ export interface InformerOptions {
   fieldSelector?: string;
   /** Reduces each object before it is cached (memory: keep only what is read). */
   transform?: (obj: any) => any;
+  /**
+   * Secondary indexes, as client-go's Indexers: name -> function giving an
+   * object's index value. Lookups by them cost the matches, not the cache size.
+   */
+  indexers?: Record<string, (obj: any) => string | undefined>;
   logger?: Logger;
   /** Backoff bounds for restarts after errors other than 410 Gone. */
   minBackoffMs?: number;
@@ -37,6 +42,7 @@ const sleep = (ms: number, signal: AbortSignal) =>
 export class Informer {
   private readonly cache = new Map<string, any>();
   private readonly handlers: InformerHandler[] = [];
+  private readonly indices = new Map<string, Map<string, Set<string>>>();
   private synced = false;
   private syncedWaiters: Array<() => void> = [];
   private resourceVersion = '';
@@ -59,6 +65,32 @@ export class Informer {
 
   get(namespace: string | undefined, name: string): any | undefined {
     return this.cache.get(namespace ? `${namespace}/${name}` : name);
+  }
+
+  /** Cached objects whose indexer `index` gives `value`. */
+  byIndex(index: string, value: string): any[] {
+    const keys = this.indices.get(index)?.get(value);
+    return keys ? [...keys].map(k => this.cache.get(k)) : [];
+  }
+
+  private reindex(key: string, obj: any | undefined, old: any | undefined) {
+    for (const [name, fn] of Object.entries(this.options.indexers ?? {})) {
+      const before = old ? fn(old) : undefined;
+      const after = obj ? fn(obj) : undefined;
+      if (before === after) continue;
+      let index = this.indices.get(name);
+      if (!index) this.indices.set(name, (index = new Map()));
+      if (before !== undefined) {
+        const set = index.get(before);
+        set?.delete(key);
+        if (set && !set.size) index.delete(before);
+      }
+      if (after !== undefined) {
+        const set = index.get(after);
+        if (set) set.add(key);
+        else index.set(after, new Set([key]));
+      }
+    }
   }
 
   hasSynced(): boolean {
@@ -88,6 +120,7 @@ export class Informer {
     const old = this.cache.get(key);
     if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) return;
     this.cache.set(key, obj);
+    this.reindex(key, obj, old);
     this.emit(old ? 'MODIFIED' : 'ADDED', obj, old);
   }
 
@@ -96,6 +129,7 @@ export class Informer {
     const old = this.cache.get(key);
     if (!old) return;
     this.cache.delete(key);
+    this.reindex(key, undefined, old);
     this.emit('DELETED', old);
   }
 
@@ -126,6 +160,7 @@ export class Informer {
     for (const [key, old] of [...this.cache]) {
       if (!seen.has(key)) {
         this.cache.delete(key);
+        this.reindex(key, undefined, old);
         this.emit('DELETED', old);
       }
     }

@@ -1,6 +1,8 @@
 import { KubeClient, ResourceRef } from '../kube/KubeClient';
 import { Logger } from '../logger';
-import { Informer, InformerHandler } from './Informer';
+import { Informer, InformerHandler, InformerOptions } from './Informer';
+
+export type SharedInformerOptions = Pick<InformerOptions, 'labelSelector' | 'fieldSelector' | 'transform' | 'indexers'>;
 
 /**
  * One informer per watched namespace (or one cluster-wide) for a kind, seen
@@ -14,15 +16,11 @@ export class SharedInformer {
     client: KubeClient,
     readonly ref: ResourceRef,
     namespaces: string[] | undefined,
-    labelSelector: string | undefined,
     logger: Logger,
-    fieldSelector?: string,
-    transform?: (obj: any) => any,
+    options: SharedInformerOptions = {},
   ) {
     const scopes = namespaces?.length ? namespaces : [undefined];
-    this.informers = scopes.map(
-      ns => new Informer(client, ref, { namespace: ns, labelSelector, fieldSelector, transform, logger }),
-    );
+    this.informers = scopes.map(ns => new Informer(client, ref, { ...options, namespace: ns, logger }));
   }
 
   on(handler: InformerHandler) {
@@ -35,6 +33,13 @@ export class SharedInformer {
       if (o) return o;
     }
     return undefined;
+  }
+
+  /** Objects whose indexer `index` gives `value` (see InformerOptions.indexers). */
+  byIndex(index: string, value: string): any[] {
+    return this.informers.length === 1
+      ? this.informers[0].byIndex(index, value)
+      : this.informers.flatMap(i => i.byIndex(index, value));
   }
 
   list(filter?: (o: any) => boolean): any[] {
@@ -53,6 +58,57 @@ export class SharedInformer {
   get restarts(): number {
     return this.informers.reduce((n, i) => n + i.restarts, 0);
   }
+}
+
+/**
+ * What the portal shows of an Event (reason, message, count, when, about
+ * what). The rest (source, reporting fields, series) is dropped; a
+ * platform's Events are the largest population in the cache.
+ */
+export function slimEvent(e: any) {
+  return {
+    apiVersion: e.apiVersion,
+    kind: e.kind,
+    metadata: {
+      name: e.metadata.name,
+      namespace: e.metadata.namespace,
+      uid: e.metadata.uid,
+      resourceVersion: e.metadata.resourceVersion,
+      creationTimestamp: e.metadata.creationTimestamp,
+    },
+    involvedObject: { kind: e.involvedObject?.kind, name: e.involvedObject?.name, uid: e.involvedObject?.uid },
+    type: e.type,
+    reason: e.reason,
+    message: e.message,
+    count: e.count,
+    firstTimestamp: e.firstTimestamp,
+    lastTimestamp: e.lastTimestamp,
+    eventTime: e.eventTime,
+  };
+}
+
+/**
+ * The operator reads a PVC it did not apply (Qdrant's, from the StatefulSet's
+ * claim templates) only for its owner and phase; the spec is kept only for
+ * claims it applies itself, where it is compared with the desired one.
+ */
+export function slimPvc(pvc: any, appliedAnnotation: string) {
+  if (pvc.metadata.annotations?.[appliedAnnotation]) return pvc;
+  return {
+    apiVersion: pvc.apiVersion,
+    kind: pvc.kind,
+    metadata: {
+      name: pvc.metadata.name,
+      namespace: pvc.metadata.namespace,
+      uid: pvc.metadata.uid,
+      resourceVersion: pvc.metadata.resourceVersion,
+      creationTimestamp: pvc.metadata.creationTimestamp,
+      deletionTimestamp: pvc.metadata.deletionTimestamp,
+      labels: pvc.metadata.labels,
+      ownerReferences: pvc.metadata.ownerReferences,
+    },
+    status: { phase: pvc.status?.phase },
+  };
 }
 
 /**
