@@ -15,6 +15,8 @@ import path from 'node:path';
 import readline from 'node:readline';
 import * as ort from 'onnxruntime-node';
 import { ensureMobileNetV2Onnx } from '../src/__testUtils__/nsfwjsMobileNetV2';
+import { createTensorPacker } from '../src/inference/createTensorPacker';
+import { decodeImage } from '../src/inference/decodeImage';
 import { renderScene } from '../src/__testUtils__/syntheticImages';
 
 const args = process.argv.slice(2);
@@ -92,6 +94,60 @@ async function rawSlice(
   while (performance.now() - start < seconds * 1000) {
     const t = performance.now();
     await session.run(feeds, [session.outputNames[0]]);
+    latencies.push(performance.now() - t);
+  }
+  return {
+    latencies,
+    images: latencies.length * batch,
+    seconds: (performance.now() - start) / 1000,
+  };
+}
+
+/**
+ * The least any service must do per image, in one process with no HTTP:
+ * decode + resize + pack the next JPEGs (sharp, libuv pool) while
+ * session.run works on the current batch. Against raw session.run it shows
+ * what decoding on the other core costs on this machine.
+ */
+async function pipelineSlice(
+  session: ort.InferenceSession,
+  batch: number,
+  images: Buffer[],
+  seconds: number,
+): Promise<Slice> {
+  const [h, w] = [224, 224];
+  const pack = createTensorPacker(
+    { height: h, width: w, layout: 'NHWC' },
+    { mean: [0, 0, 0], std: [1, 1, 1], scale: 1 / 255, channelOrder: 'RGB' },
+  );
+  let n = 0;
+  const prepare = async () => {
+    const data = new Float32Array(batch * h * w * 3);
+    const pixels = await Promise.all(
+      Array.from({ length: batch }, () =>
+        decodeImage(images[n++ % images.length], {
+          width: w,
+          height: h,
+          fit: 'fill',
+          maxPixels: 1e8,
+        }),
+      ),
+    );
+    pixels.forEach((px, i) => pack(px, data, i * h * w * 3));
+    return {
+      [session.inputNames[0]]: new ort.Tensor('float32', data, [batch, h, w, 3]),
+    };
+  };
+  let next = await prepare();
+  const latencies: number[] = [];
+  const start = performance.now();
+  while (performance.now() - start < seconds * 1000) {
+    const t = performance.now();
+    const feeds = next;
+    [, next] = await Promise.all([
+      session.run(feeds, [session.outputNames[0]]),
+      prepare(),
+    ]);
     latencies.push(performance.now() - t);
   }
   return {
@@ -238,16 +294,21 @@ async function main() {
       // Raw and service alternate in short slices, so drift in what the
       // host gives this VM falls on both sides alike.
       const rawSlices: Slice[] = [];
+      const pipelineSlices: Slice[] = [];
       const serviceSlices: Slice[] = [];
       const runBefore = await sessionRunSeconds(port);
       for (let i = 0; i < SLICES; i++) {
         rawSlices.push(await rawSlice(session, batch, SECONDS / SLICES));
+        pipelineSlices.push(
+          await pipelineSlice(session, batch, images, SECONDS / SLICES),
+        );
         serviceSlices.push(
           await serviceSlice(port, images, concurrency, SECONDS / SLICES),
         );
       }
       const runInService = (await sessionRunSeconds(port)) - runBefore;
       const raw = merge(rawSlices);
+      const pipeline = merge(pipelineSlices);
       const service = merge(serviceSlices);
       const serviceSeconds = serviceSlices.reduce((n, x) => n + x.seconds, 0);
       const serial =
@@ -255,6 +316,8 @@ async function main() {
           ? merge([await serviceSlice(port, images, 1, SECONDS / SLICES)])
           : undefined;
       const overhead = raw.imagesPerSecond / service.imagesPerSecond - 1;
+      const overPipeline =
+        pipeline.imagesPerSecond / service.imagesPerSecond - 1;
       // Where the difference goes: the worker idle (busy < 100%), or
       // session.run itself slower in the service than alone (contention).
       const busy = runInService / serviceSeconds;
@@ -262,6 +325,7 @@ async function main() {
       const rawPerImage = 1000 / raw.imagesPerSecond;
       console.log(`batch ${batch}`);
       console.log(`  raw session.run (batch ${batch}):      ${fmt(raw)}`);
+      console.log(`  decode + session.run, no HTTP: ${fmt(pipeline)}`);
       console.log(
         `  service, ${String(concurrency).padStart(2)} clients:          ${fmt(
           service,
@@ -276,16 +340,25 @@ async function main() {
       console.log(
         `  service overhead (throughput): ${(overhead * 100).toFixed(1)}%  ${
           overhead <= 0.1 ? '(within the 10% target)' : '(ABOVE the 10% target)'
-        }\n`,
+        }`,
+      );
+      console.log(
+        `  over decode + session.run (HTTP, queueing, workers): ${(
+          overPipeline * 100
+        ).toFixed(1)}%\n`,
       );
       rows.push(
         `| ${batch} | ${raw.imagesPerSecond.toFixed(1)} | ${raw.p50.toFixed(
           1,
-        )} / ${raw.p99.toFixed(1)} | ${service.imagesPerSecond.toFixed(
+        )} / ${raw.p99.toFixed(1)} | ${pipeline.imagesPerSecond.toFixed(
+          1,
+        )} | ${service.imagesPerSecond.toFixed(
           1,
         )} | ${service.p50.toFixed(1)} / ${service.p99.toFixed(1)} | ${(
           busy * 100
-        ).toFixed(0)}% | ${(overhead * 100).toFixed(1)}% |`,
+        ).toFixed(0)}% | ${(overhead * 100).toFixed(1)}% | ${(
+          overPipeline * 100
+        ).toFixed(1)}% |`,
       );
     } finally {
       child.kill('SIGTERM');
@@ -294,9 +367,9 @@ async function main() {
   }
   await session.release();
   console.log(
-    '| batch | raw img/s | raw p50/p99 ms (per run) | service img/s | service p50/p99 ms (per request) | worker busy | overhead |',
+    '| batch | raw img/s | raw p50/p99 ms (per run) | decode+run img/s | service img/s | service p50/p99 ms (per request) | worker busy | overhead vs raw | vs decode+run |',
   );
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
   agent.destroy();
 }

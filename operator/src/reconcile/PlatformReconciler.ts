@@ -9,6 +9,7 @@ import { Logger } from '../logger';
 import { EventRecorder } from '../events/EventRecorder';
 import { OperatorMetrics } from '../metrics/OperatorMetrics';
 import { QdrantAdminClient } from '../qdrant/QdrantAdminClient';
+import { stableClusterInfo } from '../qdrant/stableClusterInfo';
 import { Resources, SharedInformer } from '../runtime/SharedInformers';
 import { computeStatus } from '../status/computeStatus';
 import { isSubset } from './isSubset';
@@ -238,8 +239,10 @@ export class PlatformReconciler {
     if ((!cached || Date.now() - cached.at >= ttl) && !this.clusterInfoInFlight.has(key)) {
       this.clusterInfoInFlight.add(key);
       this.fetchClusterInfo(p, apiKeyRef)
-        .then(info => {
-          const changed = JSON.stringify(info) !== JSON.stringify(this.clusterInfo.get(key)?.info);
+        .then(answer => {
+          const previous = this.clusterInfo.get(key)?.info;
+          const info = stableClusterInfo(previous, answer);
+          const changed = JSON.stringify(info) !== JSON.stringify(previous);
           this.clusterInfo.set(key, { at: Date.now(), info });
           if (changed) this.o.requeue?.(key);
         })
