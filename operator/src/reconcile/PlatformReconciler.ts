@@ -6,7 +6,7 @@ import {
 } from '@cv-platform/inference-platform-api';
 import { KubeApiError, KubeClient, resourcePath, ResourceRef } from '../kube/KubeClient';
 import { Logger } from '../logger';
-import { EventRecorder } from '../events/EventRecorder';
+import { EventRecorder, EventType } from '../events/EventRecorder';
 import { OperatorMetrics } from '../metrics/OperatorMetrics';
 import { QdrantAdminClient } from '../qdrant/QdrantAdminClient';
 import { stableClusterInfo } from '../qdrant/stableClusterInfo';
@@ -67,6 +67,8 @@ export interface ReconcilerOptions {
 }
 
 type Child = { obj: any; ref: ResourceRef; cache: SharedInformer };
+/** An Event to record once the pass is done: type, reason, message. */
+type PendingEvent = [EventType, string, string];
 
 function hashOf(obj: unknown): string {
   return createHash('sha256').update(JSON.stringify(obj)).digest('hex').slice(0, 16);
@@ -93,7 +95,7 @@ export class PlatformReconciler {
 
   async reconcile(key: string): Promise<ReconcileResult> {
     const [namespace, name] = key.split('/');
-    const { caches, logger } = this.o;
+    const { caches } = this.o;
     const p: InferencePlatform | undefined = caches.platforms.get(namespace, name);
     if (!p || p.metadata.deletionTimestamp) {
       // Children carry owner references; the garbage collector removes them.
@@ -125,16 +127,39 @@ export class PlatformReconciler {
     }
     children.push({ obj: inferenceService(p), ref: Resources.services, cache: caches.services });
 
-    // Children are independent objects: apply them concurrently.
+    // Children are independent objects: apply them concurrently. Their
+    // Events are recorded once the pass has written everything, so they do
+    // not compete with the applies and the status write for the API server.
+    const events: PendingEvent[] = [];
+    try {
+      return await this.applyAndReport(key, p, sts, children, events);
+    } finally {
+      for (const e of events) void this.o.recorder.record(p, ...e);
+    }
+  }
+
+  /** Applies the children, then computes and writes status. */
+  private async applyAndReport(
+    key: string,
+    p: InferencePlatform,
+    sts: any,
+    children: Child[],
+    events: PendingEvent[],
+  ): Promise<ReconcileResult> {
+    const { caches, logger } = this.o;
+    const namespace = p.metadata.namespace!;
+    const spec = withDefaults(p.spec);
+    const pdb = children.some(c => c.ref === Resources.pdbs);
+    const pvc = children.some(c => c.ref === Resources.pvcs);
     let reconcileError: string | undefined;
-    const results = await Promise.allSettled(children.map(child => this.applyIfChanged(p, child)));
+    const results = await Promise.allSettled(children.map(child => this.applyIfChanged(child, events)));
     results.forEach((r, i) => {
       if (r.status === 'fulfilled' || reconcileError) return;
       const child = children[i];
       const e = r.reason;
       reconcileError = `${child.obj.kind} ${child.obj.metadata.name}: ${e instanceof Error ? e.message : e}`;
       logger.error(`Failed to apply ${child.obj.kind}`, { name: child.obj.metadata.name, namespace, error: String(e) });
-      void this.o.recorder.record(p, 'Warning', 'ApplyFailed', reconcileError);
+      events.push(['Warning', 'ApplyFailed', reconcileError]);
     });
     if (!reconcileError) {
       await this.deleteIfPresent(p, caches.pdbs, Resources.pdbs, pdb ? undefined : names.qdrant(p));
@@ -168,7 +193,7 @@ export class PlatformReconciler {
     return {};
   }
 
-  private async applyIfChanged(p: InferencePlatform, child: Child): Promise<void> {
+  private async applyIfChanged(child: Child, events: PendingEvent[]): Promise<void> {
     const { obj, ref, cache } = child;
     const hash = hashOf(obj);
     const live = cache.get(obj.metadata.namespace, obj.metadata.name);
@@ -195,13 +220,11 @@ export class PlatformReconciler {
       namespace: obj.metadata.namespace,
       ...(drift ? { reason: 'reverted a change made outside the operator' } : {}),
     });
-    // Events are best effort and must not slow the pass down.
-    void this.o.recorder.record(
-      p,
+    events.push([
       'Normal',
       drift ? 'DriftCorrected' : verb,
       `${verb} ${obj.kind} ${obj.metadata.name}${drift ? ' (reverted a manual change)' : ''}`,
-    );
+    ]);
   }
 
   private async deleteIfPresent(p: InferencePlatform, cache: SharedInformer, ref: ResourceRef, name?: string) {
