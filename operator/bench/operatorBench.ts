@@ -12,12 +12,10 @@
  *
  *   npm run bench -w @cv-platform/operator -- [N ...] [--no-baseline]   (default: 1 100 1000)
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
-import { build } from 'esbuild';
-import { LocalCluster } from '@cv-platform/local-cluster';
+import { freePort, LocalCluster } from '@cv-platform/local-cluster';
 import { sampleInferencePlatform, withDefaults } from '@cv-platform/inference-platform-api';
 import {
   inferenceConfigMap,
@@ -44,28 +42,12 @@ function pct(xs: number[], p: number) {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 }
 
+// Where `build:bin` writes the bundle.
 const BUNDLE = path.join(__dirname, '..', 'dist', 'inference-platform-operator.cjs');
 
-/** The standalone operator as the image ships it: one esbuild bundle, run by plain node. */
-async function bundleOperator() {
-  await build({
-    entryPoints: [path.join(__dirname, '..', 'src', 'main.ts')],
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    external: ['@kubernetes/client-node', 'prom-client'],
-    outfile: BUNDLE,
-    logLevel: 'warning',
-  });
-}
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>(r => srv.listen(0, '127.0.0.1', () => r()));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise(r => srv.close(r));
-  return port;
+/** The standalone operator as the image ships it: `npm run build:bin`, one esbuild bundle. */
+function bundleOperator() {
+  execFileSync('npm', ['run', '--silent', 'build:bin'], { cwd: path.join(__dirname, '..'), stdio: 'inherit' });
 }
 
 interface OperatorMetricsSample {
@@ -325,7 +307,7 @@ async function main() {
   const sizes = ns.length ? ns : [1, 100, 1000];
   // 2 pods per platform, 110 pods per node.
   const extraCpuNodes = Math.ceil((2 * Math.max(...sizes)) / 100);
-  await bundleOperator();
+  bundleOperator();
   const cluster = await LocalCluster.start({ log: m => console.error(m), extraCpuNodes });
   // Stopped early (Ctrl-C): take the control plane down with us.
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {

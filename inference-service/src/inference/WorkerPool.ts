@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ModelMetadata, ModelSpec } from '../model/describeModel';
-import { createTensorPacker, TensorPacker } from './createTensorPacker';
+import { createTensorPacker } from './createTensorPacker';
 
 /** How pixels become model input; mirrors the PREPROCESS_* settings. */
 export interface TensorPreprocess {
@@ -108,7 +108,6 @@ export class WorkerPool {
   private closing = false;
   private drained?: () => void;
   private broken?: Error;
-  private readonly packers = new WeakMap<ModelSpec, Map<TensorPreprocess, TensorPacker>>();
 
   private constructor(
     private readonly options: WorkerPoolOptions,
@@ -166,12 +165,12 @@ export class WorkerPool {
    * here, on the calling thread (a table lookup per value, ~0.2 ms per
    * 224x224 image), so the workers' cores only run the model. Queued
    * requests stay uint8 (a quarter of the float size) until their batch
-   * goes out. A Float32Array is an image already packed, used as is.
+   * goes out.
    */
   run(
     spec: ModelSpec,
     preprocess: TensorPreprocess,
-    images: Array<Uint8Array | Float32Array>,
+    images: Uint8Array[],
   ): Promise<BatchResult> {
     if (this.closing) return Promise.reject(new Error('worker pool is closed'));
     if (this.broken) return Promise.reject(this.broken);
@@ -195,42 +194,15 @@ export class WorkerPool {
     });
   }
 
-  /** The packer for a model and preprocessing, made once. */
-  packer(spec: ModelSpec, preprocess: TensorPreprocess): TensorPacker {
-    let bySpec = this.packers.get(spec);
-    if (!bySpec) this.packers.set(spec, (bySpec = new Map()));
-    let packer = bySpec.get(preprocess);
-    if (!packer) bySpec.set(preprocess, (packer = createTensorPacker(spec, preprocess)));
-    return packer;
-  }
-
   private pack(
     spec: ModelSpec,
     preprocess: TensorPreprocess,
-    images: Array<Uint8Array | Float32Array>,
+    images: Uint8Array[],
   ): Float32Array {
     const size = spec.height * spec.width * 3;
-    const only = images.length === 1 ? images[0] : undefined;
-    // A lone packed image that owns its buffer is transferred without a copy.
-    if (
-      only instanceof Float32Array &&
-      only.length === size &&
-      only.byteOffset === 0 &&
-      only.buffer.byteLength === only.byteLength
-    ) {
-      return only;
-    }
+    const pack = createTensorPacker(spec, preprocess);
     const out = new Float32Array(images.length * size);
-    images.forEach((img, n) => {
-      if (img instanceof Float32Array) {
-        if (img.length !== size) {
-          throw new Error(`image ${n} has ${img.length} values, expected ${size}`);
-        }
-        out.set(img, n * size);
-      } else {
-        this.packer(spec, preprocess)(img, out, n * size);
-      }
-    });
+    images.forEach((img, n) => pack(img, out, n * size));
     return out;
   }
 
@@ -267,16 +239,19 @@ export class WorkerPool {
     await slot.worker.terminate();
   }
 
+  private get depth(): number {
+    return Math.max(1, this.options.depth ?? 2);
+  }
+
   private busy(): boolean {
     return this.slots.some(s => s.tasks.length);
   }
 
   /** The least loaded worker that can take another batch. */
   private freeSlot(): Slot | undefined {
-    const depth = Math.max(1, this.options.depth ?? 2);
     let best: Slot | undefined;
     for (const s of this.slots) {
-      if (s.restarting || s.tasks.length >= depth) continue;
+      if (s.restarting || s.tasks.length >= this.depth) continue;
       if (!best || s.tasks.length < best.tasks.length) best = s;
     }
     return best;
@@ -309,12 +284,11 @@ export class WorkerPool {
   }
 
   private next(slot: Slot): void {
-    const depth = Math.max(1, this.options.depth ?? 2);
     while (
       this.waiting.length &&
       !slot.restarting &&
       this.slots.includes(slot) &&
-      slot.tasks.length < depth
+      slot.tasks.length < this.depth
     )
       this.dispatch(slot, this.waiting.shift()!);
     if (this.closing && this.drained && !this.busy() && !this.waiting.length)

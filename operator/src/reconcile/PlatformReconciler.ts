@@ -95,7 +95,7 @@ export class PlatformReconciler {
 
   async reconcile(key: string): Promise<ReconcileResult> {
     const [namespace, name] = key.split('/');
-    const { caches } = this.o;
+    const { caches, logger } = this.o;
     const p: InferencePlatform | undefined = caches.platforms.get(namespace, name);
     if (!p || p.metadata.deletionTimestamp) {
       // Children carry owner references; the garbage collector removes them.
@@ -132,65 +132,49 @@ export class PlatformReconciler {
     // not compete with the applies and the status write for the API server.
     const events: PendingEvent[] = [];
     try {
-      return await this.applyAndReport(key, p, sts, children, events);
+      let reconcileError: string | undefined;
+      const results = await Promise.allSettled(children.map(child => this.applyIfChanged(child, events)));
+      results.forEach((r, i) => {
+        if (r.status === 'fulfilled' || reconcileError) return;
+        const child = children[i];
+        const e = r.reason;
+        reconcileError = `${child.obj.kind} ${child.obj.metadata.name}: ${e instanceof Error ? e.message : e}`;
+        logger.error(`Failed to apply ${child.obj.kind}`, { name: child.obj.metadata.name, namespace, error: String(e) });
+        events.push(['Warning', 'ApplyFailed', reconcileError]);
+      });
+      if (!reconcileError) {
+        await this.deleteIfPresent(p, caches.pdbs, Resources.pdbs, pdb ? undefined : names.qdrant(p));
+        await this.deleteIfPresent(p, caches.pvcs, Resources.pvcs, pvc ? undefined : names.modelPvc(p));
+      }
+
+      const pods = caches.pods.byIndex(PODS_BY_PLATFORM, key);
+      const podsOf = (component: string) => pods.filter(o => o.metadata.labels?.[LABEL_COMPONENT] === component);
+      const clusterInfo = this.qdrantClusterInfo(key, p, spec.qdrant.apiKeySecretRef, sts);
+      const status = computeStatus(
+        p,
+        spec,
+        {
+          statefulSet: caches.statefulSets.get(namespace, names.qdrant(p)),
+          deployment: caches.deployments.get(namespace, names.inference(p)),
+          qdrantPods: podsOf('qdrant'),
+          inferencePods: podsOf('inference'),
+          qdrantCluster: clusterInfo,
+          reconcileError,
+        },
+        (this.o.now?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z'),
+      );
+      await this.writeStatus(p, status);
+
+      if (reconcileError) throw new Error(reconcileError);
+      if (status.phase === 'Failed') return { requeueWithBackoff: true };
+      // Look at Qdrant's cluster state again after the TTL; unchanged answers cost no writes.
+      if (clusterInfo || sts?.status?.readyReplicas) {
+        return { requeueAfterMs: this.o.clusterInfoTtlMs ?? 60_000 };
+      }
+      return {};
     } finally {
       for (const e of events) void this.o.recorder.record(p, ...e);
     }
-  }
-
-  /** Applies the children, then computes and writes status. */
-  private async applyAndReport(
-    key: string,
-    p: InferencePlatform,
-    sts: any,
-    children: Child[],
-    events: PendingEvent[],
-  ): Promise<ReconcileResult> {
-    const { caches, logger } = this.o;
-    const namespace = p.metadata.namespace!;
-    const spec = withDefaults(p.spec);
-    const pdb = children.some(c => c.ref === Resources.pdbs);
-    const pvc = children.some(c => c.ref === Resources.pvcs);
-    let reconcileError: string | undefined;
-    const results = await Promise.allSettled(children.map(child => this.applyIfChanged(child, events)));
-    results.forEach((r, i) => {
-      if (r.status === 'fulfilled' || reconcileError) return;
-      const child = children[i];
-      const e = r.reason;
-      reconcileError = `${child.obj.kind} ${child.obj.metadata.name}: ${e instanceof Error ? e.message : e}`;
-      logger.error(`Failed to apply ${child.obj.kind}`, { name: child.obj.metadata.name, namespace, error: String(e) });
-      events.push(['Warning', 'ApplyFailed', reconcileError]);
-    });
-    if (!reconcileError) {
-      await this.deleteIfPresent(p, caches.pdbs, Resources.pdbs, pdb ? undefined : names.qdrant(p));
-      await this.deleteIfPresent(p, caches.pvcs, Resources.pvcs, pvc ? undefined : names.modelPvc(p));
-    }
-
-    const pods = caches.pods.byIndex(PODS_BY_PLATFORM, key);
-    const podsOf = (component: string) => pods.filter(o => o.metadata.labels?.[LABEL_COMPONENT] === component);
-    const clusterInfo = this.qdrantClusterInfo(key, p, spec.qdrant.apiKeySecretRef, sts);
-    const status = computeStatus(
-      p,
-      spec,
-      {
-        statefulSet: caches.statefulSets.get(namespace, names.qdrant(p)),
-        deployment: caches.deployments.get(namespace, names.inference(p)),
-        qdrantPods: podsOf('qdrant'),
-        inferencePods: podsOf('inference'),
-        qdrantCluster: clusterInfo,
-        reconcileError,
-      },
-      (this.o.now?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z'),
-    );
-    await this.writeStatus(p, status);
-
-    if (reconcileError) throw new Error(reconcileError);
-    if (status.phase === 'Failed') return { requeueWithBackoff: true };
-    // Look at Qdrant's cluster state again after the TTL; unchanged answers cost no writes.
-    if (clusterInfo || sts?.status?.readyReplicas) {
-      return { requeueAfterMs: this.o.clusterInfoTtlMs ?? 60_000 };
-    }
-    return {};
   }
 
   private async applyIfChanged(child: Child, events: PendingEvent[]): Promise<void> {

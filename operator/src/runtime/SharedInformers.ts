@@ -60,6 +60,17 @@ export class SharedInformer {
   }
 }
 
+/** What every slimmed object keeps of its metadata: identity, version and age. */
+function identity(m: any) {
+  return {
+    name: m.name,
+    namespace: m.namespace,
+    uid: m.uid,
+    resourceVersion: m.resourceVersion,
+    creationTimestamp: m.creationTimestamp,
+  };
+}
+
 /**
  * What the portal shows of an Event (reason, message, count, when, about
  * what). The rest (source, reporting fields, series) is dropped; a
@@ -69,13 +80,7 @@ export function slimEvent(e: any) {
   return {
     apiVersion: e.apiVersion,
     kind: e.kind,
-    metadata: {
-      name: e.metadata.name,
-      namespace: e.metadata.namespace,
-      uid: e.metadata.uid,
-      resourceVersion: e.metadata.resourceVersion,
-      creationTimestamp: e.metadata.creationTimestamp,
-    },
+    metadata: identity(e.metadata),
     involvedObject: { kind: e.involvedObject?.kind, name: e.involvedObject?.name, uid: e.involvedObject?.uid },
     type: e.type,
     reason: e.reason,
@@ -98,11 +103,7 @@ export function slimPvc(pvc: any, appliedAnnotation: string) {
     apiVersion: pvc.apiVersion,
     kind: pvc.kind,
     metadata: {
-      name: pvc.metadata.name,
-      namespace: pvc.metadata.namespace,
-      uid: pvc.metadata.uid,
-      resourceVersion: pvc.metadata.resourceVersion,
-      creationTimestamp: pvc.metadata.creationTimestamp,
+      ...identity(pvc.metadata),
       deletionTimestamp: pvc.metadata.deletionTimestamp,
       labels: pvc.metadata.labels,
       ownerReferences: pvc.metadata.ownerReferences,
@@ -120,11 +121,7 @@ export function slimPod(pod: any) {
     apiVersion: pod.apiVersion,
     kind: pod.kind,
     metadata: {
-      name: pod.metadata.name,
-      namespace: pod.metadata.namespace,
-      uid: pod.metadata.uid,
-      resourceVersion: pod.metadata.resourceVersion,
-      creationTimestamp: pod.metadata.creationTimestamp,
+      ...identity(pod.metadata),
       deletionTimestamp: pod.metadata.deletionTimestamp,
       labels: pod.metadata.labels,
       annotations: pod.metadata.annotations,
