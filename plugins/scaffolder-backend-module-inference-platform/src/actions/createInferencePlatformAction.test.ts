@@ -398,12 +398,16 @@ describe('inference-platform:create', () => {
             ),
           ),
         );
-        // Progress before Ready was logged too, each state once.
+        // Progress before Ready was logged too, a line per change. A state
+        // may recur (readiness can drop back while pods start), so only
+        // consecutive lines are required to differ.
         const progress = lines.filter(l =>
           l.startsWith(`InferencePlatform ${ns}/vision: `),
         );
         expect(progress.length).toBeGreaterThan(1);
-        expect(new Set(progress).size).toBe(progress.length);
+        progress
+          .slice(1)
+          .forEach((line, i) => expect(line).not.toBe(progress[i]));
       } finally {
         await operator.stop();
       }
