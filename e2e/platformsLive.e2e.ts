@@ -17,15 +17,18 @@ import { Page } from 'playwright-core';
 import { createTestNamespace, LocalCluster } from '@cv-platform/local-cluster';
 import { launchChromium } from './support/launchChromium';
 import { buildApp, Portal, repoRoot } from './support/Portal';
-import { TestRun } from './support/TestRun';
+import {
+  markPage,
+  rowSelector,
+  samePage,
+  signInAsGuest,
+} from './support/portalPage';
+import { runScenario, TestRun } from './support/TestRun';
 import { waitFor } from './support/waitFor';
 
 const artifacts = path.join(repoRoot, 'test-artifacts');
 const NAME = 'live-e2e';
 const COMPONENT = 'e2e-image-search';
-
-const rowSelector = (key: string) =>
-  `[data-testid="platform-row"][data-key="${key}"]`;
 
 async function readiness(
   page: Page,
@@ -36,25 +39,6 @@ async function readiness(
     .locator(`${rowSelector(key)} [data-testid="${tier}-readiness"]`)
     .textContent({ timeout: 1000 });
   return text?.trim() ?? '';
-}
-
-/**
- * The sign-in page offers the guest provider; a fresh profile has no session
- * to resume, so it waits for the click.
- */
-async function signInAsGuest(page: Page) {
-  const enter = page.getByRole('button', { name: 'Enter' });
-  const signedIn = page.locator('[data-testid="connection-indicator"]');
-  await enter.or(signedIn).first().waitFor({ timeout: 60_000 });
-  if (await enter.isVisible()) await enter.click();
-}
-
-/** True while the page is the very document the test first loaded. */
-async function samePage(page: Page): Promise<boolean> {
-  return page.evaluate(
-    () =>
-      (window as unknown as { __e2eSamePage?: boolean }).__e2eSamePage === true,
-  );
 }
 
 async function main() {
@@ -132,10 +116,7 @@ async function main() {
         await page
           .getByText('No inference platforms yet')
           .waitFor({ timeout: 30_000 });
-        await page.evaluate(() => {
-          (window as unknown as { __e2eSamePage?: boolean }).__e2eSamePage =
-            true;
-        });
+        await markPage(page);
         navigationsAfterLoad = navigations;
       },
     );
@@ -316,12 +297,7 @@ async function main() {
     await portal?.stop();
     await cluster?.stop();
   }
-  console.log(run.summary());
-  process.exit(run.ok ? 0 : 1);
+  run.finish();
 }
 
-main().catch(e => {
-  console.error(e);
-  console.log('0 passed, 1 failed');
-  process.exit(1);
-});
+runScenario(main);

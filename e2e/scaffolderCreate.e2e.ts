@@ -20,7 +20,13 @@ import { Page } from 'playwright-core';
 import { createTestNamespace, LocalCluster } from '@cv-platform/local-cluster';
 import { launchChromium } from './support/launchChromium';
 import { buildApp, Portal, repoRoot } from './support/Portal';
-import { TestRun } from './support/TestRun';
+import {
+  markPage,
+  rowSelector,
+  samePage,
+  signInAsGuest,
+} from './support/portalPage';
+import { runScenario, TestRun } from './support/TestRun';
 import { waitFor } from './support/waitFor';
 
 const artifacts = path.join(repoRoot, 'test-artifacts');
@@ -33,28 +39,6 @@ const VALUES = {
   image: 'cv-platform/inference-service:e2e-scaffolded',
   inferenceReplicas: 2,
 };
-
-const rowSelector = (key: string) =>
-  `[data-testid="platform-row"][data-key="${key}"]`;
-
-/**
- * The sign-in page offers the guest provider; a fresh profile has no session
- * to resume, so it waits for the click. `signedIn` is something only a
- * signed-in page shows.
- */
-async function signInAsGuest(page: Page, signedIn: string) {
-  const enter = page.getByRole('button', { name: 'Enter' });
-  await enter.or(page.locator(signedIn)).first().waitFor({ timeout: 120_000 });
-  if (await enter.isVisible()) await enter.click();
-}
-
-/** True while the page is the very document the test marked. */
-async function samePage(page: Page): Promise<boolean> {
-  return page.evaluate(
-    () =>
-      (window as unknown as { __e2eSamePage?: boolean }).__e2eSamePage === true,
-  );
-}
 
 async function main() {
   const run = new TestRun();
@@ -155,10 +139,7 @@ async function main() {
         await listPage
           .getByText('No inference platforms yet')
           .waitFor({ timeout: 60_000 });
-        await listPage.evaluate(() => {
-          (window as unknown as { __e2eSamePage?: boolean }).__e2eSamePage =
-            true;
-        });
+        await markPage(listPage);
       },
     );
 
@@ -438,12 +419,7 @@ async function main() {
     await portal?.stop();
     await cluster?.stop();
   }
-  console.log(run.summary());
-  process.exit(run.ok ? 0 : 1);
+  run.finish();
 }
 
-main().catch(e => {
-  console.error(e);
-  console.log('0 passed, 1 failed');
-  process.exit(1);
-});
+runScenario(main);

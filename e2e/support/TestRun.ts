@@ -54,4 +54,19 @@ export class TestRun {
   summary(): string {
     return `${this.passed} passed, ${this.failed} failed`;
   }
+
+  /** Prints the summary (the last line, which CI reads) and exits with the verdict. */
+  finish(): never {
+    console.log(this.summary());
+    process.exit(this.ok ? 0 : 1);
+  }
+}
+
+/** Runs a scenario's main; a crash outside its checks still ends with a summary line. */
+export function runScenario(main: () => Promise<void>) {
+  main().catch(e => {
+    console.error(e);
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+  });
 }

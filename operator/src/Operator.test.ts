@@ -131,6 +131,46 @@ describe('InferencePlatform operator', () => {
     });
   });
 
+  it('does not write or record Events again when a pass runs before the caches show its writes', async () => {
+    await withNamespace('op-stale', async ns => {
+      await createPlatform(sample(ns, 'stale'));
+      const logged: string[] = [];
+      const logger = {
+        info: (m: string, meta?: object) => logged.push(`${m} ${JSON.stringify(meta)}`),
+        warn: () => {},
+        error: () => {},
+      };
+      // Caches without workers, then frozen: every pass below reads the
+      // world as it was before its predecessor wrote, as when another event
+      // queues a platform ahead of the watch events of its own last pass.
+      const op = newOperator(ns, { logger, reconcile: false });
+      await op.start();
+      await eventually('platform cached', async () => !!op.platform(ns, 'stale'));
+      await op.stop();
+
+      logged.length = 0;
+      await op.reconciler.reconcile(`${ns}/stale`);
+      const first = logged.filter(l => /^(Created|Updated|Platform phase)/.test(l));
+      expect(first).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^Created StatefulSet/), expect.stringMatching(/^Platform phase \(none\) -> Pending/)]),
+      );
+      logged.length = 0;
+      // Applies, status writes and deletes (the first pass's Events may still be in flight).
+      const writes = async () => (await op.metrics.writes.get()).values.reduce((n, v) => n + v.value, 0);
+      const before = await writes();
+      await op.reconciler.reconcile(`${ns}/stale`);
+      await op.reconciler.reconcile(`${ns}/stale`);
+      expect({ writes: (await writes()) - before, logged }).toEqual({ writes: 0, logged: [] });
+      const events = await eventually('phase Event', async () => {
+        const list = (await get(`/api/v1/namespaces/${ns}/events`)).body.items.filter(
+          (e: any) => e.involvedObject.name === 'stale' && e.reason === 'Pending',
+        );
+        return list.length ? list : undefined;
+      });
+      expect(events.map((e: any) => e.count ?? 1)).toEqual([1]);
+    });
+  });
+
   it('follows scaling through the CR and reverts kubectl scale on a child', async () => {
     await withNamespace('op-scale', async ns => {
       const p = sample(ns, 'scale');

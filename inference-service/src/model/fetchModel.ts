@@ -1,10 +1,10 @@
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
+import { downloadToCache } from './downloadToCache';
+import { ModelFetchError } from './ModelFetchError';
 
 export interface FetchOptions {
   /** Where downloads are written (the model file must be on disk for the workers). */
@@ -23,9 +23,7 @@ export interface FetchedModel {
   source: string;
 }
 
-export class ModelFetchError extends Error {}
-
-const DEFAULT_MAX_BYTES = 4 * 1024 ** 3;
+export { ModelFetchError };
 
 function redact(url: string): string {
   try {
@@ -37,39 +35,6 @@ function redact(url: string): string {
   } catch {
     return url;
   }
-}
-
-async function download(
-  body: Readable,
-  options: FetchOptions,
-  source: string,
-): Promise<FetchedModel> {
-  fs.mkdirSync(options.cacheDir, { recursive: true });
-  const file = path.join(options.cacheDir, `model-${randomUUID()}.onnx`);
-  const max = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  let size = 0;
-  body.on('data', (chunk: Buffer) => {
-    size += chunk.length;
-    if (size > max)
-      body.destroy(
-        new ModelFetchError(`${source}: model is larger than ${max} bytes`),
-      );
-  });
-  try {
-    await pipeline(body, fs.createWriteStream(file));
-  } catch (err) {
-    fs.rmSync(file, { force: true });
-    throw err instanceof ModelFetchError
-      ? err
-      : new ModelFetchError(
-          `${source}: download failed: ${(err as Error).message}`,
-        );
-  }
-  if (size === 0) {
-    fs.rmSync(file, { force: true });
-    throw new ModelFetchError(`${source}: empty model file`);
-  }
-  return { path: file, temporary: true, source };
 }
 
 function local(file: string, source: string): FetchedModel {
@@ -115,7 +80,7 @@ export async function fetchModel(
         `${source}: HTTP ${res.status} ${res.statusText}`.trim(),
       );
     }
-    return download(Readable.fromWeb(res.body as any), options, source);
+    return downloadToCache(Readable.fromWeb(res.body as any), options, source);
   }
   if (url.startsWith('s3://')) {
     const match = /^s3:\/\/([^/]+)\/(.+)$/.exec(url);
@@ -144,7 +109,7 @@ export async function fetchModel(
       );
       if (!out.Body)
         throw new ModelFetchError(`${source}: empty response body`);
-      return await download(out.Body as Readable, options, source);
+      return await downloadToCache(out.Body as Readable, options, source);
     } catch (err) {
       if (err instanceof ModelFetchError) throw err;
       const e = err as Error & { $metadata?: { httpStatusCode?: number } };

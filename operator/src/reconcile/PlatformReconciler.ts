@@ -13,6 +13,7 @@ import { stableClusterInfo } from '../qdrant/stableClusterInfo';
 import { Resources, SharedInformer } from '../runtime/SharedInformers';
 import { computeStatus } from '../status/computeStatus';
 import { isSubset } from './isSubset';
+import { LastWrites } from './LastWrites';
 import { FIELD_MANAGER, LABEL_COMPONENT, names } from './labels';
 import {
   qdrantClientService,
@@ -70,6 +71,9 @@ type Child = { obj: any; ref: ResourceRef; cache: SharedInformer };
 /** An Event to record once the pass is done: type, reason, message. */
 type PendingEvent = [EventType, string, string];
 
+const objectId = (kind: string, namespace: string | undefined, name: string) => `${kind}/${namespace}/${name}`;
+const statusId = (p: InferencePlatform) => objectId('status', p.metadata.namespace, p.metadata.name!);
+
 function hashOf(obj: unknown): string {
   return createHash('sha256').update(JSON.stringify(obj)).digest('hex').slice(0, 16);
 }
@@ -88,9 +92,16 @@ export class PlatformReconciler {
   private readonly clusterInfo = new Map<string, { at: number; info: QdrantClusterInfo }>();
   private readonly clusterInfoInFlight = new Set<string>();
   private readonly qdrant: QdrantAdminClient;
+  /** Applied hashes of children and written statuses the caches may not show yet. */
+  private readonly lastWrites = new LastWrites<unknown>();
 
   constructor(private readonly o: ReconcilerOptions) {
     this.qdrant = o.qdrant ?? new QdrantAdminClient();
+    const { platforms, pods, ...children } = o.caches;
+    for (const cache of Object.values(children)) {
+      cache.on((_type, obj) => this.lastWrites.observed(objectId(obj.kind, obj.metadata.namespace, obj.metadata.name)));
+    }
+    platforms.on((_type, obj) => this.lastWrites.observed(statusId(obj)));
   }
 
   async reconcile(key: string): Promise<ReconcileResult> {
@@ -180,10 +191,12 @@ export class PlatformReconciler {
   private async applyIfChanged(child: Child, events: PendingEvent[]): Promise<void> {
     const { obj, ref, cache } = child;
     const hash = hashOf(obj);
+    const id = objectId(obj.kind, obj.metadata.namespace, obj.metadata.name);
     const live = cache.get(obj.metadata.namespace, obj.metadata.name);
     if (live && live.metadata.annotations?.[ANNOTATION_APPLIED_HASH] === hash && isSubset(obj, live)) {
       return;
     }
+    if (this.lastWrites.pending(id, live?.metadata.resourceVersion) === hash) return;
     const body = {
       ...obj,
       metadata: {
@@ -191,11 +204,12 @@ export class PlatformReconciler {
         annotations: { ...(obj.metadata.annotations ?? {}), [ANNOTATION_APPLIED_HASH]: hash },
       },
     };
-    await this.o.client.apply(
+    const written = await this.o.client.apply(
       resourcePath(ref, obj.metadata.namespace, obj.metadata.name),
       body,
       FIELD_MANAGER,
     );
+    this.lastWrites.remember(id, live?.metadata.resourceVersion, written?.metadata?.resourceVersion, hash);
     this.o.metrics.writes.inc({ kind: obj.kind, verb: 'apply' });
     const verb = live ? 'Updated' : 'Created';
     const drift = live && live.metadata.annotations?.[ANNOTATION_APPLIED_HASH] === hash;
@@ -276,13 +290,16 @@ export class PlatformReconciler {
   }
 
   private async writeStatus(p: InferencePlatform, status: any) {
-    if (sameStatus(status, p.status)) return;
-    const prevPhase = p.status?.phase;
-    await this.o.client.apply(
+    const id = statusId(p);
+    const current = this.lastWrites.pending(id, p.metadata.resourceVersion) ?? p.status;
+    if (sameStatus(status, current)) return;
+    const prevPhase = (current as any)?.phase;
+    const written = await this.o.client.apply(
       resourcePath(Resources.inferencePlatforms, p.metadata.namespace, p.metadata.name, 'status'),
       { apiVersion: p.apiVersion, kind: p.kind, metadata: { name: p.metadata.name, namespace: p.metadata.namespace }, status },
       FIELD_MANAGER,
     );
+    this.lastWrites.remember(id, p.metadata.resourceVersion, written?.metadata?.resourceVersion, status);
     this.o.metrics.writes.inc({ kind: p.kind, verb: 'status' });
     if (prevPhase !== status.phase) {
       this.o.logger.info(`Platform phase ${prevPhase ?? '(none)'} -> ${status.phase}`, {
