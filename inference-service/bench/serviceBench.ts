@@ -135,7 +135,12 @@ async function pipelineSlice(
     );
     pixels.forEach((px, i) => pack(px, data, i * h * w * 3));
     return {
-      [session.inputNames[0]]: new ort.Tensor('float32', data, [batch, h, w, 3]),
+      [session.inputNames[0]]: new ort.Tensor('float32', data, [
+        batch,
+        h,
+        w,
+        3,
+      ]),
     };
   };
   let next = await prepare();
@@ -154,6 +159,29 @@ async function pipelineSlice(
     latencies,
     images: latencies.length * batch,
     seconds: (performance.now() - start) / 1000,
+  };
+}
+
+const rate = (s: Slice) => s.images / s.seconds;
+
+/**
+ * Overhead slice by slice (each service slice against the raw slice just
+ * before it), and how much raw throughput alone moved between slices: the
+ * host's own noise, to read the overall figure against.
+ */
+function sliceSpread(raw: Slice[], service: Slice[]) {
+  const overheads = raw
+    .map((r, i) => rate(r) / rate(service[i]) - 1)
+    .sort((a, b) => a - b);
+  const rawRates = raw.map(rate);
+  return {
+    median:
+      (overheads[Math.floor((overheads.length - 1) / 2)] +
+        overheads[Math.ceil((overheads.length - 1) / 2)]) /
+      2,
+    min: overheads[0],
+    max: overheads[overheads.length - 1],
+    rawSwing: Math.max(...rawRates) / Math.min(...rawRates) - 1,
   };
 }
 
@@ -259,7 +287,9 @@ async function serviceSlice(
 async function sessionRunSeconds(port: number): Promise<number> {
   const res = await fetch(`http://127.0.0.1:${port}/metrics`);
   const text = await res.text();
-  const m = /^inference_session_run_seconds_sum(?:\{[^}]*\})? (\S+)$/m.exec(text);
+  const m = /^inference_session_run_seconds_sum(?:\{[^}]*\})? (\S+)$/m.exec(
+    text,
+  );
   return m ? Number(m[1]) : NaN;
 }
 
@@ -333,7 +363,9 @@ async function main() {
       );
       if (serial) console.log(`  service, 1 client (latency):  ${fmt(serial)}`);
       console.log(
-        `  worker busy ${(busy * 100).toFixed(1)}% of the time; session.run ${runPerImage.toFixed(
+        `  worker busy ${(busy * 100).toFixed(
+          1,
+        )}% of the time; session.run ${runPerImage.toFixed(
           2,
         )} ms/image in the service vs ${rawPerImage.toFixed(2)} ms alone`,
       );
@@ -345,20 +377,27 @@ async function main() {
       console.log(
         `  over decode + session.run (HTTP, queueing, workers): ${(
           overPipeline * 100
-        ).toFixed(1)}%\n`,
+        ).toFixed(1)}%`,
+      );
+      const spread = sliceSpread(rawSlices, serviceSlices);
+      const pc = (x: number) => `${(x * 100).toFixed(1)}%`;
+      console.log(
+        `  per slice: overhead median ${pc(spread.median)} (${pc(
+          spread.min,
+        )} to ${pc(spread.max)}); raw alone varied ${pc(
+          spread.rawSwing,
+        )} between slices\n`,
       );
       rows.push(
         `| ${batch} | ${raw.imagesPerSecond.toFixed(1)} | ${raw.p50.toFixed(
           1,
         )} / ${raw.p99.toFixed(1)} | ${pipeline.imagesPerSecond.toFixed(
           1,
-        )} | ${service.imagesPerSecond.toFixed(
+        )} | ${service.imagesPerSecond.toFixed(1)} | ${service.p50.toFixed(
           1,
-        )} | ${service.p50.toFixed(1)} / ${service.p99.toFixed(1)} | ${(
-          busy * 100
-        ).toFixed(0)}% | ${(overhead * 100).toFixed(1)}% | ${(
-          overPipeline * 100
-        ).toFixed(1)}% |`,
+        )} / ${service.p99.toFixed(1)} | ${(busy * 100).toFixed(0)}% | ${(
+          overhead * 100
+        ).toFixed(1)}% | ${(overPipeline * 100).toFixed(1)}% |`,
       );
     } finally {
       child.kill('SIGTERM');
