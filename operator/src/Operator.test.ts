@@ -4,6 +4,7 @@ import { UNREACHABLE_MODEL_HOST_SUFFIX } from '@cv-platform/local-cluster';
 import { Operator } from './Operator';
 import {
   api,
+  capturingLogger,
   condition,
   createPlatform,
   eventually,
@@ -112,12 +113,7 @@ describe('InferencePlatform operator', () => {
   it('issues zero writes when reconciling an unchanged platform', async () => {
     await withNamespace('op-idem', async ns => {
       await createPlatform(sample(ns, 'idem'));
-      const applied: string[] = [];
-      const logger = {
-        info: (m: string, meta?: object) => applied.push(`${m} ${JSON.stringify(meta)}`),
-        warn: () => {},
-        error: () => {},
-      };
+      const { lines: applied, logger } = capturingLogger();
       const op = await start(newOperator(ns, { clusterInfoTtlMs: 3_600_000, logger }));
       await waitForPhase(ns, 'idem', 'Ready');
       // Let the caches catch up with our own last writes.
@@ -134,12 +130,7 @@ describe('InferencePlatform operator', () => {
   it('does not write or record Events again when a pass runs before the caches show its writes', async () => {
     await withNamespace('op-stale', async ns => {
       await createPlatform(sample(ns, 'stale'));
-      const logged: string[] = [];
-      const logger = {
-        info: (m: string, meta?: object) => logged.push(`${m} ${JSON.stringify(meta)}`),
-        warn: () => {},
-        error: () => {},
-      };
+      const { lines: logged, logger } = capturingLogger();
       // Caches without workers, then frozen: every pass below reads the
       // world as it was before its predecessor wrote, as when another event
       // queues a platform ahead of the watch events of its own last pass.

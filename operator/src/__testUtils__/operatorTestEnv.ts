@@ -75,3 +75,14 @@ export async function withNamespace(prefix: string, fn: (ns: string) => Promise<
 
 export const condition = (p: any, type: string) =>
   (p.status?.conditions ?? []).find((c: any) => c.type === type);
+
+/** A logger that keeps its info lines ("message {meta}") for assertions. */
+export function capturingLogger() {
+  const lines: string[] = [];
+  const logger = {
+    info: (m: string, meta?: object) => lines.push(`${m} ${JSON.stringify(meta)}`),
+    warn: () => {},
+    error: () => {},
+  };
+  return { lines, logger };
+}
