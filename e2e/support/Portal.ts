@@ -61,6 +61,8 @@ export class Portal {
     waitForOperator?: boolean;
     /** Catalog entities (YAML documents) to serve instead of the repository's. */
     catalogYaml?: string;
+    /** More lines of app-config (top-level keys not set here). */
+    extraConfig?: string[];
   }): Promise<Portal> {
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
@@ -89,6 +91,7 @@ export class Portal {
               `      target: ${catalogFile}`,
             ]
           : []),
+        ...(options.extraConfig ?? []),
         '',
       ].join('\n'),
     );

@@ -8,7 +8,7 @@ import { EventRecorder } from './events/EventRecorder';
 import { OperatorMetrics } from './metrics/OperatorMetrics';
 import { LeaderElector } from './leader/LeaderElector';
 import { WorkQueue } from './runtime/WorkQueue';
-import { InformerEventType, objectKey } from './runtime/Informer';
+import { InformerEventType, InformerObserver, objectKey } from './runtime/Informer';
 import { Resources, SharedInformer, SharedInformerOptions, slimEvent, slimPod, slimPvc } from './runtime/SharedInformers';
 import { ANNOTATION_APPLIED_HASH, Caches, PlatformReconciler, PODS_BY_PLATFORM } from './reconcile/PlatformReconciler';
 import { LABEL_PLATFORM, MANAGED_BY } from './reconcile/labels';
@@ -35,6 +35,10 @@ export interface OperatorOptions {
   clusterInfoTtlMs?: number;
   /** Re-reconcile every platform this often (level-based safety net). Default 10 min. */
   resyncPeriodMs?: number;
+  /** How often credentials are re-read from the kubeconfig. Default 60 s. */
+  credentialRefreshMs?: number;
+  /** Server-side timeout of each watch; default a random 240..300 s. */
+  watchTimeoutSeconds?: number;
 }
 
 export interface PlatformEvent {
@@ -72,11 +76,21 @@ export class Operator {
 
   constructor(private readonly options: OperatorOptions) {
     this.logger = options.logger ?? noopLogger;
-    this.client = new KubeClient(options.kubeConfig, method => this.metrics.requests.inc({ method }));
+    this.client = new KubeClient(options.kubeConfig, method => this.metrics.requests.inc({ method }), {
+      credentialRefreshMs: options.credentialRefreshMs,
+    });
     const ns = options.namespaces;
     const owned = `${LABEL_PLATFORM},app.kubernetes.io/managed-by=${MANAGED_BY}`;
+    const observer: InformerObserver = {
+      listed: (ref, namespace) => this.metrics.informerLists.inc({ resource: ref.plural, namespace: namespace ?? '' }),
+      watchEnded: (ref, _namespace, reason) => this.metrics.informerWatchEnds.inc({ resource: ref.plural, reason }),
+    };
     const mk = (ref: (typeof Resources)[keyof typeof Resources], o: SharedInformerOptions = {}) =>
-      new SharedInformer(this.client, ref, ns, this.logger, o);
+      new SharedInformer(this.client, ref, ns, this.logger, {
+        ...o,
+        observer,
+        watchTimeoutSeconds: options.watchTimeoutSeconds,
+      });
     this.caches = {
       platforms: mk(Resources.inferencePlatforms),
       statefulSets: mk(Resources.statefulSets, { labelSelector: owned }),

@@ -4,6 +4,7 @@
  *
  *   inference-platform-operator [--kubeconfig FILE] [--namespace NS]... [--no-leader-elect]
  *                               [--workers N] [--metrics-port 8080]
+ *                               [--credential-refresh-seconds 60] [--watch-timeout-seconds S]
  */
 import http from 'node:http';
 import { collectDefaultMetrics } from 'prom-client';
@@ -12,7 +13,15 @@ import { loadKubeConfig } from './kube/loadKubeConfig';
 import { consoleLogger } from './logger';
 
 function parseArgs(argv: string[]) {
-  const out = { namespaces: [] as string[], leaderElect: true, workers: 4, metricsPort: 8080, kubeconfig: undefined as string | undefined };
+  const out = {
+    namespaces: [] as string[],
+    leaderElect: true,
+    workers: 4,
+    metricsPort: 8080,
+    kubeconfig: undefined as string | undefined,
+    credentialRefreshSeconds: undefined as number | undefined,
+    watchTimeoutSeconds: undefined as number | undefined,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--kubeconfig') out.kubeconfig = argv[++i];
@@ -20,6 +29,8 @@ function parseArgs(argv: string[]) {
     else if (a === '--no-leader-elect') out.leaderElect = false;
     else if (a === '--workers') out.workers = Number(argv[++i]);
     else if (a === '--metrics-port') out.metricsPort = Number(argv[++i]);
+    else if (a === '--credential-refresh-seconds') out.credentialRefreshSeconds = Number(argv[++i]);
+    else if (a === '--watch-timeout-seconds') out.watchTimeoutSeconds = Number(argv[++i]);
     else throw new Error(`unknown argument ${a}`);
   }
   return out;
@@ -40,6 +51,8 @@ async function main() {
       identity: process.env.POD_NAME,
     },
     logger,
+    credentialRefreshMs: args.credentialRefreshSeconds === undefined ? undefined : args.credentialRefreshSeconds * 1000,
+    watchTimeoutSeconds: args.watchTimeoutSeconds,
   });
   // Process metrics (heap, RSS, event loop lag) belong to the standalone
   // process; embedded in Backstage, the host process reports its own.

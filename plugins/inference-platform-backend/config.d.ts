@@ -11,6 +11,16 @@ export interface Config {
       inCluster?: boolean;
       /** Context to use from the kubeconfig. Default: its current context. */
       context?: string;
+      /**
+       * How often credentials are re-read from the kubeconfig (exec plugins,
+       * rotated service-account tokens). Open watches are kept. Default: 60.
+       */
+      credentialRefreshSeconds?: number;
+      /**
+       * Server-side timeout of each informer watch, after which it resumes
+       * from the last resourceVersion. Default: a random 240..300.
+       */
+      watchTimeoutSeconds?: number;
     };
     catalog?: {
       /** Owner of platform entities without an owner annotation. Default: group:default/ml-platform. */

@@ -21,6 +21,9 @@ export class KubeApiError extends Error {
   }
 }
 
+/** A watch stream carried something that is not a watch event: a genuine error, not a dropped connection. */
+export class WatchDecodeError extends Error {}
+
 export interface WatchEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
   object: any;
@@ -53,38 +56,104 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * operator compares and caches them without model-class conversions; writes
  * are counted, which is how tests prove that a steady state issues none.
  */
+export interface KubeClientOptions {
+  /**
+   * How often credentials are re-read from the kubeconfig (exec plugins,
+   * OIDC and projected service-account tokens rotate). Default 60 s.
+   */
+  credentialRefreshMs?: number;
+}
+
+interface Transport {
+  at: number;
+  opts: https.RequestOptions;
+  /** The TLS material the agent was made with; a refresh reuses an agent with the same. */
+  tlsKey: string;
+  agent: http.Agent;
+}
+
+function material(v: unknown): string {
+  if (v === undefined) return '';
+  return Buffer.isBuffer(v) ? v.toString('base64') : String(v);
+}
+
+/**
+ * Retires an agent whose credentials were replaced: its idle sockets close
+ * now, and each busy one (a watch, a request in flight) closes when its
+ * stream ends instead of going back to the pool. Destroying it instead would
+ * kill every long-running watch opened before the refresh.
+ */
+function retire(agent: http.Agent) {
+  (agent as unknown as { keepAlive: boolean }).keepAlive = false;
+  for (const sockets of Object.values(agent.freeSockets)) sockets?.forEach(s => s.destroy());
+}
+
+const busySockets = (agent: http.Agent) =>
+  Object.values(agent.sockets).reduce((n, list) => n + (list?.length ?? 0), 0);
+
+/**
+ * A small JSON client over the KubeConfig's transport (certs, tokens, CA).
+ * Objects stay plain JSON, exactly as the API server sends them, so the
+ * operator compares and caches them without model-class conversions; writes
+ * are counted, which is how tests prove that a steady state issues none.
+ */
 export class KubeClient {
   writes = 0;
   requests = 0;
+  /** Times the TLS material changed and a new connection pool replaced the old one. */
+  agentRotations = 0;
   private readonly server: string;
-  private resolved?: { at: number; opts: https.RequestOptions; agent: http.Agent };
+  private readonly refreshMs: number;
+  private current?: Transport;
+  private resolving?: Promise<Transport>;
+  private readonly retired = new Set<http.Agent>();
 
   constructor(
     readonly kubeConfig: KubeConfig,
     /** Called for every request, e.g. to count it in metrics. */
     private readonly onRequest?: (method: string) => void,
+    options: KubeClientOptions = {},
   ) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('kubeconfig has no current cluster');
     this.server = cluster.server.replace(/\/$/, '');
+    this.refreshMs = options.credentialRefreshMs ?? 60_000;
   }
 
   /**
-   * Credentials and TLS settings from the kubeconfig, resolved once a minute
-   * (exec and OIDC tokens rotate) rather than per request, over a keep-alive
-   * agent: resolving per request cost a new TLS session each time.
+   * Credentials and TLS settings from the kubeconfig, re-read every
+   * `credentialRefreshMs` rather than per request, over a keep-alive agent:
+   * resolving per request cost a new TLS session each time. A new token only
+   * changes headers; the agent (and every watch on it) is replaced only when
+   * the TLS material itself changes, and then the old one is retired, not
+   * destroyed.
    */
   private async transport(): Promise<https.RequestOptions> {
-    if (this.resolved && Date.now() - this.resolved.at < 60_000) return this.resolved.opts;
+    const now = Date.now();
+    if (this.current && now - this.current.at < this.refreshMs) return this.current.opts;
+    this.resolving ??= this.resolve().finally(() => (this.resolving = undefined));
+    return (await this.resolving).opts;
+  }
+
+  private async resolve(): Promise<Transport> {
     const opts: https.RequestOptions = { headers: {} };
     await this.kubeConfig.applyToHTTPSOptions(opts);
-    const isHttps = this.server.startsWith('https:');
-    opts.agent = isHttps
-      ? new https.Agent({ keepAlive: true, maxSockets: Infinity, ca: opts.ca, cert: opts.cert, key: opts.key, rejectUnauthorized: opts.rejectUnauthorized })
-      : new http.Agent({ keepAlive: true, maxSockets: Infinity });
-    this.resolved?.agent.destroy();
-    this.resolved = { at: Date.now(), opts, agent: opts.agent as http.Agent };
-    return opts;
+    const tlsKey = [opts.ca, opts.cert, opts.key, opts.rejectUnauthorized, opts.servername].map(material).join('|');
+    let agent = this.current?.agent;
+    if (!agent || this.current?.tlsKey !== tlsKey) {
+      agent = this.server.startsWith('https:')
+        ? new https.Agent({ keepAlive: true, maxSockets: Infinity, ca: opts.ca, cert: opts.cert, key: opts.key, rejectUnauthorized: opts.rejectUnauthorized, servername: opts.servername })
+        : new http.Agent({ keepAlive: true, maxSockets: Infinity });
+      if (this.current) {
+        this.agentRotations++;
+        retire(this.current.agent);
+        this.retired.add(this.current.agent);
+      }
+      for (const old of this.retired) if (!busySockets(old)) this.retired.delete(old);
+    }
+    opts.agent = agent;
+    this.current = { at: Date.now(), opts, tlsKey, agent };
+    return this.current;
   }
 
   private async options(method: string, path: string, headers: Record<string, string>) {
@@ -104,8 +173,10 @@ export class KubeClient {
 
   /** Closes pooled connections (idle keep-alive sockets would hold the process open). */
   close() {
-    this.resolved?.agent.destroy();
-    this.resolved = undefined;
+    this.current?.agent.destroy();
+    this.current = undefined;
+    for (const old of this.retired) old.destroy();
+    this.retired.clear();
   }
 
   async request<T = any>(
@@ -171,20 +242,23 @@ export class KubeClient {
   /**
    * Streams a watch until the server closes it, the signal aborts, or an error
    * occurs. Resolves on a clean close; rejects with KubeApiError (410 Gone
-   * included) or a transport error.
+   * included), WatchDecodeError, or a transport error. A stream silent for
+   * `idleTimeoutMs` is presumed dead (a half-open connection never ends on
+   * its own) and rejects as a transport error.
    */
   async watch(
     path: string,
     params: Record<string, string>,
     onEvent: (e: WatchEvent) => void,
     signal: AbortSignal,
+    idleTimeoutMs?: number,
   ): Promise<void> {
     this.requests++;
     this.onRequest?.('WATCH');
     const qs = new URLSearchParams({ ...params, watch: 'true', allowWatchBookmarks: 'true' });
     const { opts, mod } = await this.options('GET', `${path}?${qs}`, {});
     await new Promise<void>((resolve, reject) => {
-      const req = mod.request({ ...opts, signal }, res => {
+      const req = mod.request({ ...opts, signal, timeout: idleTimeoutMs }, res => {
         if ((res.statusCode ?? 0) >= 300) {
           let text = '';
           res.on('data', c => (text += c));
@@ -211,7 +285,9 @@ export class KubeClient {
             try {
               event = JSON.parse(line);
             } catch (e) {
-              req.destroy(e as Error);
+              const err = new WatchDecodeError(`${path}: undecodable watch event: ${(e as Error).message}`);
+              req.destroy(err);
+              reject(err);
               return;
             }
             if (event.type === 'ERROR') {
@@ -225,6 +301,7 @@ export class KubeClient {
         res.on('end', () => resolve());
         res.on('error', err => (signal.aborted ? resolve() : reject(err)));
       });
+      req.on('timeout', () => req.destroy(new Error(`watch ${path}: no data for ${idleTimeoutMs} ms`)));
       req.on('error', err => (signal.aborted ? resolve() : reject(err)));
       req.end();
     });

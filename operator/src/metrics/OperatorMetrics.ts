@@ -48,4 +48,17 @@ export class OperatorMetrics {
     labelNames: ['kind', 'verb'],
     registers: [this.registry],
   });
+  /** LISTs per informer: after the first, each one is a relist (410 Gone or an error). */
+  readonly informerLists = new Counter({
+    name: 'informer_list_requests_total',
+    help: 'LIST requests issued by informers, the initial list included',
+    labelNames: ['resource', 'namespace'],
+    registers: [this.registry],
+  });
+  readonly informerWatchEnds = new Counter({
+    name: 'informer_watch_ends_total',
+    help: 'Watch streams that ended, by reason (timeout: the server ended it; transport: the connection dropped; gone: 410; error)',
+    labelNames: ['resource', 'reason'],
+    registers: [this.registry],
+  });
 }

@@ -1,4 +1,4 @@
-import { KubeApiError, KubeClient, resourcePath, ResourceRef } from '../kube/KubeClient';
+import { KubeApiError, KubeClient, resourcePath, ResourceRef, WatchDecodeError } from '../kube/KubeClient';
 import { Logger, noopLogger } from '../logger';
 
 export type InformerEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -16,9 +16,44 @@ export interface InformerOptions {
    */
   indexers?: Record<string, (obj: any) => string | undefined>;
   logger?: Logger;
-  /** Backoff bounds for restarts after errors other than 410 Gone. */
+  /** Backoff bounds for restarts after watches that fail quickly. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /**
+   * The server-side timeout asked of each watch; the server then ends the
+   * stream cleanly and it resumes from the last resourceVersion. Default: a
+   * random 240..300 s, so informers do not all reconnect at once.
+   */
+  watchTimeoutSeconds?: number;
+  /**
+   * A watch that ran this long before it failed was healthy: the failure
+   * resets the backoff and the watch resumes at once (client-go's reflector
+   * backs off failures that come quickly, not the end of a long stream).
+   * Default 30 s.
+   */
+  healthyWatchMs?: number;
+  /** Called for every LIST and every end of a watch, for metrics. */
+  observer?: InformerObserver;
+}
+
+/** Why a watch ended: the server's timeout, a dropped connection, 410 Gone, or an error the server sent. */
+export type WatchEndReason = 'timeout' | 'transport' | 'gone' | 'error';
+
+export interface InformerObserver {
+  listed(ref: ResourceRef, namespace: string | undefined): void;
+  watchEnded(ref: ResourceRef, namespace: string | undefined, reason: WatchEndReason): void;
+}
+
+/**
+ * Whether a failure means the cache may have missed events. A dropped
+ * connection, a throttled or unavailable server do not: the cache is exact up
+ * to the last resourceVersion, and a watch from there resumes it (a too-old
+ * version comes back as 410 Gone, which does relist).
+ */
+function needsRelist(e: unknown): boolean {
+  if (e instanceof WatchDecodeError) return true;
+  if (e instanceof KubeApiError) return !(e.statusCode === 429 || e.statusCode >= 500);
+  return false;
 }
 
 export const objectKey = (o: any) =>
@@ -34,10 +69,13 @@ const sleep = (ms: number, signal: AbortSignal) =>
   });
 
 /**
- * A list+watch cache of one resource kind under a supervisor: a watch that
- * expires (410 Gone) is replaced by a fresh list, any other failure restarts
- * the loop with exponential backoff, and events whose resourceVersion did not
- * change are dropped. Objects in the cache are shared: never mutate them.
+ * A list+watch cache of one resource kind under a supervisor. It lists once,
+ * then keeps one watch open, resuming from the last resourceVersion whenever
+ * the server's timeout or a dropped connection ends it; only 410 Gone or an
+ * error that may have lost events (see needsRelist) lists again. Failures
+ * that come quickly back off exponentially; the end of a healthy stream does
+ * not. Events whose resourceVersion did not change are dropped. Objects in
+ * the cache are shared: never mutate them.
  */
 export class Informer {
   private readonly cache = new Map<string, any>();
@@ -46,8 +84,14 @@ export class Informer {
   private synced = false;
   private syncedWaiters: Array<() => void> = [];
   private resourceVersion = '';
+  /** Failures that were backed off (each logged as a warning). */
   restarts = 0;
+  /** LIST passes, the first one included. */
   relists = 0;
+  /** Watches reopened from the last resourceVersion without a LIST. */
+  watchResumes = 0;
+  /** The longest backoff slept so far. */
+  maxBackoffMs = 0;
 
   constructor(
     private readonly client: KubeClient,
@@ -175,24 +219,27 @@ export class Informer {
   /** Runs until the signal aborts. */
   async run(signal: AbortSignal): Promise<void> {
     const log = this.options.logger ?? noopLogger;
+    const { namespace, observer } = this.options;
     const min = this.options.minBackoffMs ?? 200;
     const max = this.options.maxBackoffMs ?? 30_000;
-    let backoff = min;
+    const healthyMs = this.options.healthyWatchMs ?? 30_000;
+    let backoff = 0;
     let needList = true;
     while (!signal.aborted) {
+      let watchStarted: number | undefined;
       try {
         if (needList) {
+          observer?.listed(this.ref, namespace);
           await this.relist(signal);
           needList = false;
         }
-        const params: Record<string, string> = {
-          resourceVersion: this.resourceVersion,
-          timeoutSeconds: String(240 + Math.floor(Math.random() * 60)),
-        };
+        const timeoutSeconds = this.options.watchTimeoutSeconds ?? 240 + Math.floor(Math.random() * 60);
+        const params: Record<string, string> = { resourceVersion: this.resourceVersion, timeoutSeconds: String(timeoutSeconds) };
         if (this.options.labelSelector) params.labelSelector = this.options.labelSelector;
         if (this.options.fieldSelector) params.fieldSelector = this.options.fieldSelector;
+        watchStarted = Date.now();
         await this.client.watch(
-          resourcePath(this.ref, this.options.namespace),
+          resourcePath(this.ref, namespace),
           params,
           ev => {
             if (ev.type === 'BOOKMARK') {
@@ -205,20 +252,47 @@ export class Informer {
             else this.upsert(obj);
           },
           signal,
+          // The server ends the stream at timeoutSeconds; silence well past
+          // that means the connection is gone without anyone saying so.
+          (timeoutSeconds + 30) * 1000,
         );
-        backoff = min;
+        // The server's timeout ended the stream: resume where it stopped.
+        this.watchResumes++;
+        observer?.watchEnded(this.ref, namespace, 'timeout');
+        backoff = 0;
       } catch (e) {
         if (signal.aborted) break;
+        const message = e instanceof Error ? e.message : String(e);
         if (e instanceof KubeApiError && e.statusCode === 410) {
+          observer?.watchEnded(this.ref, namespace, 'gone');
           log.info(`watch of ${this.ref.kind} expired (410 Gone), relisting`);
           needList = true;
           continue;
         }
+        const relist = needsRelist(e);
+        if (watchStarted !== undefined) {
+          observer?.watchEnded(this.ref, namespace, relist || e instanceof KubeApiError ? 'error' : 'transport');
+        }
+        // A failed LIST leaves needList set; a failed watch relists only when events may be lost.
+        if (relist) needList = true;
+        const ranFor = watchStarted === undefined ? 0 : Date.now() - watchStarted;
+        if (ranFor >= healthyMs) {
+          backoff = 0;
+          this.watchResumes++;
+          log.info(
+            `watch of ${this.ref.kind} ended after ${Math.round(ranFor / 1000)}s (${message}); ${
+              needList ? 'relisting' : `resuming from resourceVersion ${this.resourceVersion}`
+            }`,
+          );
+          continue;
+        }
         this.restarts++;
-        needList = true;
-        log.warn(`watch of ${this.ref.kind} failed, restarting in ${backoff}ms: ${e instanceof Error ? e.message : e}`);
+        backoff = backoff ? Math.min(max, backoff * 2) : min;
+        this.maxBackoffMs = Math.max(this.maxBackoffMs, backoff);
+        log.warn(
+          `watch of ${this.ref.kind} failed, ${needList ? 'relisting' : 'resuming'} in ${backoff}ms: ${message}`,
+        );
         await sleep(backoff, signal);
-        backoff = Math.min(max, backoff * 2);
       }
     }
   }

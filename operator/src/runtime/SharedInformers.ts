@@ -2,7 +2,10 @@ import { KubeClient, ResourceRef } from '../kube/KubeClient';
 import { Logger } from '../logger';
 import { Informer, InformerHandler, InformerOptions } from './Informer';
 
-export type SharedInformerOptions = Pick<InformerOptions, 'labelSelector' | 'fieldSelector' | 'transform' | 'indexers'>;
+export type SharedInformerOptions = Pick<
+  InformerOptions,
+  'labelSelector' | 'fieldSelector' | 'transform' | 'indexers' | 'watchTimeoutSeconds' | 'healthyWatchMs' | 'observer'
+>;
 
 /**
  * One informer per watched namespace (or one cluster-wide) for a kind, seen
@@ -57,6 +60,19 @@ export class SharedInformer {
 
   get restarts(): number {
     return this.informers.reduce((n, i) => n + i.restarts, 0);
+  }
+
+  /** LIST passes over all namespaces, the initial ones included. */
+  get relists(): number {
+    return this.informers.reduce((n, i) => n + i.relists, 0);
+  }
+
+  get watchResumes(): number {
+    return this.informers.reduce((n, i) => n + i.watchResumes, 0);
+  }
+
+  get maxBackoffMs(): number {
+    return Math.max(0, ...this.informers.map(i => i.maxBackoffMs));
   }
 }
 

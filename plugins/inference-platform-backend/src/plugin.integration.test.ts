@@ -160,6 +160,24 @@ describe('inference-platform backend against a real cluster', () => {
     expect(unknown.status).toBe(404);
   });
 
+  it('serves the operator\'s and the process\'s metrics to an authenticated caller only', async () => {
+    const { server } = await backend([], {
+      kubernetes: { kubeconfigPath: testKubeconfigPath(), credentialRefreshSeconds: 1, watchTimeoutSeconds: 1 },
+    });
+    const none = await request(server).get('/api/inference-platform/metrics').set('Authorization', mockCredentials.none.header());
+    expect(none.status).toBe(401);
+    // Watches that the server ends every second resume without a LIST.
+    const scrape = async () =>
+      (await request(server).get('/api/inference-platform/metrics').set('Authorization', mockCredentials.service.header())).text;
+    const timeouts = (text: string) =>
+      Number(/informer_watch_ends_total\{resource="inferenceplatforms",reason="timeout"\} (\d+)/.exec(text)?.[1] ?? 0);
+    await eventually('three watch timeouts', async () => timeouts(await scrape()) >= 3, 30_000, 250);
+    const text = await scrape();
+    expect(text).toMatch(new RegExp(`informer_list_requests_total\\{resource="inferenceplatforms",namespace="${ns}"\\} 1\n`));
+    expect(text).toMatch(/nodejs_heap_size_used_bytes \d+/);
+    expect(text).toMatch(/nodejs_eventloop_lag_p99_seconds /);
+  });
+
   it('rejects requests without credentials and denies under a deny policy', async () => {
     const { server } = await backend([mockServices.permissions.factory({ result: AuthorizeResult.DENY })]);
     const none = await request(server).get('/api/inference-platform/platforms').set('Authorization', mockCredentials.none.header());

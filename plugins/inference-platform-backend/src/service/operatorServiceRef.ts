@@ -32,6 +32,8 @@ function operatorLogger(l: LoggerService): Logger {
   };
 }
 
+const secondsToMs = (s: number | undefined) => (s === undefined ? undefined : s * 1000);
+
 export function createEmbeddedOperator(
   config: RootConfigService,
   logger: LoggerService,
@@ -80,6 +82,8 @@ export function createEmbeddedOperator(
       retryPeriodMs: le?.getOptionalNumber('retryPeriodMs'),
     },
     logger: operatorLogger(logger.child({ component: 'operator' })),
+    credentialRefreshMs: secondsToMs(k8s?.getOptionalNumber('credentialRefreshSeconds')),
+    watchTimeoutSeconds: k8s?.getOptionalNumber('watchTimeoutSeconds'),
   });
   return { operator };
 }

@@ -29,7 +29,9 @@ import {
 import express from 'express';
 import Router from 'express-promise-router';
 import { z } from 'zod';
+import { Registry } from 'prom-client';
 import { PlatformFeed } from './PlatformFeed';
+import { processMetrics } from './processMetrics';
 import { platformDetail, platformSummary } from './summaries';
 
 export interface RouterOptions {
@@ -78,6 +80,16 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
         ? { synced: o.operator.hasSynced(), leader: o.operator.isLeader() }
         : { unavailable: o.unavailableReason },
     });
+  });
+
+  // Prometheus scrapes this with a Backstage credential (e.g. a static
+  // externalAccess token); the embedded operator's metrics and this
+  // process's own (heap, RSS, event-loop lag) in one exposition.
+  const metrics = o.operator ? Registry.merge([o.operator.metrics.registry, processMetrics()]) : processMetrics();
+  router.get('/metrics', async (req, res) => {
+    await o.httpAuth.credentials(req);
+    res.setHeader('Content-Type', metrics.contentType);
+    res.end(await metrics.metrics());
   });
 
   const requireOperator = (): Operator => {

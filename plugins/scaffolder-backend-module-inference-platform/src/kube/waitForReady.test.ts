@@ -127,6 +127,57 @@ describe('waitForReady', () => {
     ).resolves.toBe(ready);
   });
 
+  it('retries reads that fail transiently (a dropped connection, a 503) and says so once', async () => {
+    const dropped = Object.assign(new Error('socket hang up'), {
+      code: 'ECONNRESET',
+    });
+    const unavailable = Object.assign(new Error('GET ...: 503'), {
+      statusCode: 503,
+    });
+    const outcomes: Array<Error | InferencePlatform> = [
+      loading('1/3'),
+      dropped,
+      dropped,
+      unavailable,
+      ready,
+    ];
+    let i = 0;
+    const log: string[] = [];
+    const result = await waitForReady({
+      read: async () => {
+        const o = outcomes[i++];
+        if (o instanceof Error) throw o;
+        return o;
+      },
+      timeoutMs: 10_000,
+      intervalMs: 0,
+      log: l => log.push(l),
+    });
+    expect(result).toBe(ready);
+    expect(log).toEqual([
+      'phase Loading [Qdrant 1/3]',
+      'could not read the platform, retrying: socket hang up',
+      'could not read the platform, retrying: GET ...: 503',
+      'phase Ready [Qdrant 3/3]',
+    ]);
+  });
+
+  it('fails at once on a read error a retry cannot fix', async () => {
+    const forbidden = Object.assign(new Error('GET ...: 403 forbidden'), {
+      statusCode: 403,
+    });
+    await expect(
+      waitForReady({
+        read: async () => {
+          throw forbidden;
+        },
+        timeoutMs: 10_000,
+        intervalMs: 0,
+        log: () => {},
+      }),
+    ).rejects.toBe(forbidden);
+  });
+
   it('fails when the platform is deleted', async () => {
     await expect(
       waitForReady({

@@ -36,12 +36,25 @@ export function describeProgress(p: InferencePlatform): string {
   }${stale}`;
 }
 
+/**
+ * A read that failed for a reason that passes (a dropped connection, an API
+ * server restarting or throttling) rather than one a retry cannot fix
+ * (forbidden, not found, invalid).
+ */
+export function isTransientReadError(e: unknown): boolean {
+  const status = (e as { statusCode?: unknown } | undefined)?.statusCode;
+  if (typeof status !== 'number') return true;
+  return status === 429 || status >= 500;
+}
+
 const isCurrent = (p: InferencePlatform) =>
   p.status?.observedGeneration === p.metadata.generation;
 
 /**
  * Polls until the operator reports phase Ready for the current generation,
- * logging each change of progress so the task log tells the story.
+ * logging each change of progress so the task log tells the story. A wait
+ * can last many minutes: reads that fail transiently are logged and retried
+ * until the deadline instead of failing the task.
  */
 export async function waitForReady(
   options: WaitForReadyOptions,
@@ -54,7 +67,19 @@ export async function waitForReady(
   let failedSince: number | undefined;
   for (;;) {
     signal?.throwIfAborted();
-    const platform = await read();
+    let platform: InferencePlatform | undefined;
+    try {
+      platform = await read();
+    } catch (e) {
+      if (!isTransientReadError(e) || Date.now() >= deadline) throw e;
+      const line = `could not read the platform, retrying: ${e instanceof Error ? e.message : e}`;
+      if (line !== lastLine) {
+        log(line);
+        lastLine = line;
+      }
+      await sleep(Math.min(intervalMs, Math.max(0, deadline - Date.now())), undefined, { signal });
+      continue;
+    }
     if (!platform) {
       throw new Error('the platform was deleted while waiting for it');
     }
