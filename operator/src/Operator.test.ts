@@ -55,12 +55,12 @@ describe('InferencePlatform operator', () => {
         expect(res.body.metadata.ownerReferences).toEqual([expect.objectContaining(owner)]);
       }
       const s = (await sts(ns, 'image-retrieval-prod-qdrant')).body;
-      expect(s.spec.template.spec.containers[0].image).toBe('qdrant/qdrant:v1.6.0');
+      expect(s.spec.template.spec.containers[0].image).toBe('qdrant/qdrant:v1.14.1');
       expect(s.spec.volumeClaimTemplates[0].spec).toMatchObject({
         storageClassName: 'gp2',
         resources: { requests: { storage: '10Gi' } },
       });
-      expect(s.spec.podManagementPolicy).toBe('OrderedReady');
+      expect(s.spec.podManagementPolicy).toBe('Parallel');
       const d = (await deploy(ns, 'image-retrieval-prod-inference')).body;
       expect(d.spec.template.spec.initContainers[0]).toMatchObject({
         name: 'model-loader',
@@ -110,9 +110,22 @@ describe('InferencePlatform operator', () => {
     });
   });
 
-  it('issues zero writes when reconciling an unchanged platform', async () => {
+  it.each<[string, (p: any) => void]>([
+    ['an in-memory model', () => {}],
+    ['a model on its own PVC', p => (p.spec.inference.modelSource = { mode: 'pvc', sizeLimit: '2Gi' })],
+    // No init container: an empty list sent with each apply never matched the live object.
+    ['a pvc:// model', p => (p.spec.inference.modelUrl = 'pvc://models/resnet50.onnx')],
+    ['GPU servers', p => (p.spec.inference.gpu = { count: 1, type: 'NVIDIA-A100-SXM4-40GB' })],
+  ])('issues zero writes when reconciling an unchanged platform with %s', async (_what, mutate) => {
     await withNamespace('op-idem', async ns => {
-      await createPlatform(sample(ns, 'idem'));
+      await api.request('POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, {
+        apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'models' },
+        spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+      });
+      const p = sample(ns, 'idem');
+      p.spec.inference.replicas = 1;
+      mutate(p);
+      await createPlatform(p);
       const { lines: applied, logger } = capturingLogger();
       const op = await start(newOperator(ns, { clusterInfoTtlMs: 3_600_000, logger }));
       await waitForPhase(ns, 'idem', 'Ready');

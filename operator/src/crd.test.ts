@@ -98,9 +98,68 @@ describe('validation by the API server', () => {
     ['bad resource quantity', p => (p.spec.inference.resources.requests.cpu = 'lots'), /spec\.inference\.resources\.requests\.cpu: Invalid value: "lots"/],
     ['limit below request', p => (p.spec.inference.resources.limits.memory = '1Gi'), /spec\.inference\.resources: Invalid value: inference resources: every limit must be >= its request/],
     ['gpu type without count', p => (p.spec.inference.gpu = { type: 'NVIDIA-A100-SXM4-40GB' }), /spec\.inference\.gpu\.type: Invalid value: spec\.inference\.gpu\.type needs spec\.inference\.gpu\.count > 0/],
+    // The seed sample as the design articles wrote it: Qdrant 1.6.0 has no
+    // GET /collections/{name}/exists, which the inference servers call.
+    ['the seed\'s Qdrant v1.6.0', p => (p.spec.qdrant.version = 'v1.6.0'), /spec\.qdrant\.version: Invalid value: .*spec\.qdrant\.version v1\.6\.0 is not supported: supported Qdrant versions are v1\.8\.0 and later v1\.x releases/],
+    ['Qdrant 1.7.2', p => (p.spec.qdrant.version = '1.7.2'), /supported Qdrant versions are v1\.8\.0 and later/],
+    ['Qdrant 2.0.0', p => (p.spec.qdrant.version = 'v2.0.0'), /spec\.qdrant\.version v2\.0\.0 is not supported/],
   ])('rejects %s with a message naming the field', async (_name, mutate, message) => {
     const res = await create(mutate);
     expect(res.status).toBe(422);
     expect(res.body.message).toMatch(message);
+  });
+});
+
+describe('admission of names and of edits that would lose data', () => {
+  const api = testApi();
+  let ns: string;
+  beforeAll(async () => {
+    ns = await createTestNamespace(api, 'crd-edit');
+  });
+  afterAll(async () => {
+    await deleteTestNamespace(api, ns);
+  });
+  const base = `/apis/cv.platform.tech/v1alpha1/namespaces`;
+
+  it.each<[string, string, RegExp]>([
+    ['46 characters', `a${'b'.repeat(45)}`, /metadata\.name: Too long: may not be more than 45/],
+    ['a leading digit', '9lives', /metadata\.name: Invalid value: "9lives": metadata\.name in body should match/],
+  ])('rejects a name of %s, saying why', async (_what, name, message) => {
+    const res = await api.request('POST', `${base}/${ns}/inferenceplatforms?dryRun=All`, sampleInferencePlatform(name, ns));
+    expect(res.status).toBe(422);
+    expect(res.body.message).toMatch(message);
+  });
+
+  it('accepts a name of exactly 45 characters', async () => {
+    const res = await api.request('POST', `${base}/${ns}/inferenceplatforms?dryRun=All`, sampleInferencePlatform(`a${'b'.repeat(44)}`, ns));
+    expect(res.status).toBe(201);
+  });
+
+  it.each<[string, any, RegExp | undefined]>([
+    ['a patch upgrade', { version: 'v1.14.2' }, undefined],
+    ['the next minor', { version: 'v1.15.0' }, undefined],
+    ['a downgrade', { version: 'v1.13.0' }, /spec\.qdrant\.version: Forbidden: spec\.qdrant\.version cannot go back from v1\.14\.1 to v1\.13\.0/],
+    ['a patch downgrade', { version: 'v1.14.0' }, /cannot go back from v1\.14\.1 to v1\.14\.0/],
+    ['a skipped minor', { version: 'v1.16.0' }, /spec\.qdrant\.version: Forbidden: spec\.qdrant\.version cannot jump from v1\.14\.1 to v1\.16\.0: Qdrant upgrades one minor version at a time/],
+    ['a larger volume', { storageSize: '20Gi' }, undefined],
+    ['the same size spelt otherwise', { storageSize: '10240Mi' }, undefined],
+    ['a smaller volume', { storageSize: '5Gi' }, /spec\.qdrant\.storageSize: Forbidden: spec\.qdrant\.storageSize cannot shrink from 10Gi to 5Gi: volumes can only grow/],
+    ['another StorageClass', { storageClassName: 'standard' }, /spec\.qdrant\.storageClassName: Forbidden: spec\.qdrant\.storageClassName is immutable/],
+    ['dropping the StorageClass', { storageClassName: null }, /spec\.qdrant\.storageClassName is immutable/],
+  ])('%s of a platform', async (_what, qdrant, message) => {
+    const name = `edit-${Math.random().toString(36).slice(2, 8)}`;
+    const created = await api.request('POST', `${base}/${ns}/inferenceplatforms`, sampleInferencePlatform(name, ns));
+    expect(created.status).toBe(201);
+    const res = await api.request(
+      'PATCH',
+      `${base}/${ns}/inferenceplatforms/${name}`,
+      { spec: { qdrant } },
+      'application/merge-patch+json',
+    );
+    const refusal = res.status === 422 ? String(res.body.message) : undefined;
+    expect({ status: res.status, matches: refusal === undefined ? undefined : message?.test(refusal) }).toEqual({
+      status: message ? 422 : 200,
+      matches: message ? true : undefined,
+    });
   });
 });

@@ -194,7 +194,9 @@ export class KubeClient {
     const { opts, mod } = await this.options(
       method,
       path,
-      payload !== undefined ? { 'Content-Type': contentType } : {},
+      payload !== undefined
+        ? { 'Content-Type': contentType, 'Content-Length': String(Buffer.byteLength(payload)) }
+        : {},
     );
     return new Promise<T>((resolve, reject) => {
       const req = mod.request({ ...opts, signal, timeout: 30_000 }, res => {
@@ -235,8 +237,13 @@ export class KubeClient {
     return this.request<T>('PATCH', path, patch, 'application/merge-patch+json');
   }
 
-  delete<T = any>(path: string, propagationPolicy = 'Background') {
-    return this.request<T>('DELETE', path, { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy });
+  delete<T = any>(path: string, propagationPolicy = 'Background', preconditions?: { uid?: string; resourceVersion?: string }) {
+    return this.request<T>('DELETE', path, {
+      kind: 'DeleteOptions',
+      apiVersion: 'v1',
+      propagationPolicy,
+      ...(preconditions ? { preconditions } : {}),
+    });
   }
 
   /**

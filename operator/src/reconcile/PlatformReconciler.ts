@@ -13,6 +13,7 @@ import { stableClusterInfo } from '../qdrant/stableClusterInfo';
 import { Resources, SharedInformer } from '../runtime/SharedInformers';
 import { computeStatus } from '../status/computeStatus';
 import { isSubset } from './isSubset';
+import { Recreation, statefulSetRecreation } from './statefulSetRecreation';
 import { LastWrites } from './LastWrites';
 import { FIELD_MANAGER, LABEL_COMPONENT, names } from './labels';
 import {
@@ -121,11 +122,17 @@ export class PlatformReconciler {
       (sts.status?.readyReplicas ?? 0) >= spec.qdrant.replicas;
     const deployExists = !!caches.deployments.get(namespace, names.inference(p));
 
+    const desiredSts = qdrantStatefulSet(p, spec);
+    // A StatefulSet on its way out (orphan deletion runs its finalizer) is
+    // left alone; its removal from the cache triggers the pass that re-creates it.
+    const stsLeaving = !!sts?.metadata.deletionTimestamp;
+    const recreation = stsLeaving ? undefined : statefulSetRecreation(desiredSts, sts);
     const children: Child[] = [
       { obj: qdrantHeadlessService(p), ref: Resources.services, cache: caches.services },
       { obj: qdrantClientService(p), ref: Resources.services, cache: caches.services },
-      { obj: qdrantStatefulSet(p, spec), ref: Resources.statefulSets, cache: caches.statefulSets },
     ];
+    // A StatefulSet being re-created is applied again once its deletion shows in the cache.
+    if (!recreation && !stsLeaving) children.push({ obj: desiredSts, ref: Resources.statefulSets, cache: caches.statefulSets });
     const pdb = qdrantPodDisruptionBudget(p, spec);
     if (pdb) children.push({ obj: pdb, ref: Resources.pdbs, cache: caches.pdbs });
     children.push({ obj: inferenceConfigMap(p, spec), ref: Resources.configMaps, cache: caches.configMaps });
@@ -144,6 +151,7 @@ export class PlatformReconciler {
     const events: PendingEvent[] = [];
     try {
       let reconcileError: string | undefined;
+      if (recreation) await this.recreateStatefulSet(p, sts, recreation, events);
       const results = await Promise.allSettled(children.map(child => this.applyIfChanged(child, events)));
       results.forEach((r, i) => {
         if (r.status === 'fulfilled' || reconcileError) return;
@@ -223,6 +231,44 @@ export class PlatformReconciler {
       drift ? 'DriftCorrected' : verb,
       `${verb} ${obj.kind} ${obj.metadata.name}${drift ? ' (reverted a manual change)' : ''}`,
     ]);
+  }
+
+  /**
+   * Immutable fields of the Qdrant StatefulSet changed: expand grown volumes
+   * in place, then delete the StatefulSet with orphan propagation, so that
+   * its pods keep running and its PVCs stay; the next pass creates it again
+   * and it adopts them.
+   */
+  private async recreateStatefulSet(p: InferencePlatform, live: any, r: Recreation, events: PendingEvent[]) {
+    const namespace = p.metadata.namespace!;
+    const name = live.metadata.name;
+    for (const { template, storage } of r.grown) {
+      const claim = new RegExp(`^${template}-${name}-\\d+$`);
+      for (const pvc of this.o.caches.pvcs.list(o => o.metadata.namespace === namespace && claim.test(o.metadata.name))) {
+        try {
+          await this.o.client.mergePatch(resourcePath(Resources.pvcs, namespace, pvc.metadata.name), {
+            spec: { resources: { requests: { storage } } },
+          });
+          this.o.metrics.writes.inc({ kind: 'PersistentVolumeClaim', verb: 'patch' });
+          this.o.logger.info('Expanding PersistentVolumeClaim', { name: pvc.metadata.name, namespace, storage });
+          events.push(['Normal', 'ExpandingVolume', `Expanding PersistentVolumeClaim ${pvc.metadata.name} to ${storage}`]);
+        } catch (e) {
+          // Not every StorageClass allows expansion: new peers still get the new size.
+          const message = e instanceof KubeApiError ? e.body?.message ?? e.message : String(e);
+          events.push(['Warning', 'VolumeExpansionFailed', `PersistentVolumeClaim ${pvc.metadata.name} stays at its size: ${message}`]);
+        }
+      }
+    }
+    try {
+      await this.o.client.delete(resourcePath(Resources.statefulSets, namespace, name), 'Orphan', { uid: live.metadata.uid });
+    } catch (e) {
+      // Already gone (404) or already re-created (409 on the uid precondition).
+      if (!(e instanceof KubeApiError && (e.statusCode === 404 || e.statusCode === 409))) throw e;
+      return;
+    }
+    this.o.metrics.writes.inc({ kind: 'StatefulSet', verb: 'delete' });
+    this.o.logger.info('Recreating StatefulSet', { name, namespace, reason: r.reason });
+    events.push(['Normal', 'RecreatingStatefulSet', `Re-creating StatefulSet ${name}, keeping its pods and volumes: ${r.reason}`]);
   }
 
   private async deleteIfPresent(p: InferencePlatform, cache: SharedInformer, ref: ResourceRef, name?: string) {

@@ -86,6 +86,21 @@ function apiKeyEnv(spec: DefaultedSpec) {
     : [];
 }
 
+/**
+ * The restricted Pod Security Standard. The user is numeric because the
+ * kubelet cannot check that a named user (the image's `node`) is not root;
+ * 1000 is that user in the node images, and fsGroup lets it write the model
+ * volume.
+ */
+const POD_SECURITY = {
+  runAsNonRoot: true,
+  runAsUser: 1000,
+  runAsGroup: 1000,
+  fsGroup: 1000,
+  seccompProfile: { type: 'RuntimeDefault' },
+};
+const CONTAINER_SECURITY = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } };
+
 export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
   const i = spec.inference;
   const config = inferenceConfigMap(p, spec);
@@ -126,6 +141,7 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
             { name: 'PULL_TIMEOUT_SECONDS', value: String(i.modelSource.pullTimeoutSeconds) },
           ],
           volumeMounts: [{ name: 'model', mountPath: MODEL_DIR }],
+          securityContext: CONTAINER_SECURITY,
         },
       ];
   const container: any = {
@@ -155,6 +171,7 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
       { name: 'model', mountPath: MODEL_DIR, readOnly: true },
       { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
     ],
+    securityContext: CONTAINER_SECURITY,
   };
   if (Object.keys(resources).length) container.resources = resources;
   return {
@@ -164,7 +181,12 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
     spec: {
       replicas: i.replicas,
       selector: { matchLabels: selectorLabels(p, 'inference') },
-      strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
+      // A surge pod would need a spare GPU that a cluster sized for the
+      // platform does not have: GPU platforms replace pods one at a time.
+      strategy: {
+        type: 'RollingUpdate',
+        rollingUpdate: i.gpu.count > 0 ? { maxUnavailable: 1, maxSurge: 0 } : { maxUnavailable: 0, maxSurge: 1 },
+      },
       template: {
         metadata: {
           labels: childLabels(p, 'inference'),
@@ -172,7 +194,10 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
           annotations: { [ANNOTATION_CONFIG_HASH]: configHash, [ANNOTATION_MODEL_URL]: i.modelUrl },
         },
         spec: {
-          initContainers,
+          securityContext: POD_SECURITY,
+          // An empty list is dropped by the API server; sending one would make
+          // the live object differ from it on every pass.
+          ...(initContainers.length ? { initContainers } : {}),
           containers: [container],
           volumes: [modelVolume(p, spec), { name: 'config', configMap: { name: names.inferenceConfig(p) } }],
           ...(affinity ? { affinity } : {}),

@@ -62,13 +62,19 @@ function peerUri(p: InferencePlatform, pod: string) {
 /**
  * Peer 0 bootstraps the Raft cluster; every other peer joins through it. The
  * ordinal comes from the pod's hostname, so one template serves all peers.
+ * Cluster mode is on at every size, a single peer included: a peer started
+ * with --bootstrap against a peer 0 running without cluster mode panics
+ * (Qdrant 1.14.1: "Can't initialize consensus"), so turning it on only from
+ * two peers would make scaling 1 -> 3 crash-loop and 3 -> 1 restart peer 0.
  */
-function qdrantEntrypoint(p: InferencePlatform, distributed: boolean): string {
-  if (!distributed) return 'exec ./entrypoint.sh';
+function qdrantEntrypoint(p: InferencePlatform): string {
   const self = peerUri(p, '${HOSTNAME}');
   const bootstrap = peerUri(p, `${names.qdrant(p)}-0`);
   return [
     'set -e',
+    // Segments and WAL files are many open files; lift the soft limit to the
+    // hard one the runtime grants (raising the hard limit needs privileges).
+    'ulimit -n "$(ulimit -Hn)" 2>/dev/null || true',
     'if [ "${HOSTNAME##*-}" = "0" ]; then',
     `  exec ./entrypoint.sh --uri "${self}"`,
     'else',
@@ -77,6 +83,18 @@ function qdrantEntrypoint(p: InferencePlatform, distributed: boolean): string {
   ].join('\n');
 }
 
+/** As Qdrant's Helm chart: a numeric non-root user (the kubelet cannot check a named one), a group that owns the volumes. */
+export const QDRANT_POD_SECURITY = { fsGroup: 3000, fsGroupChangePolicy: 'OnRootMismatch' };
+export const QDRANT_CONTAINER_SECURITY = {
+  runAsUser: 1000,
+  runAsGroup: 2000,
+  runAsNonRoot: true,
+  allowPrivilegeEscalation: false,
+  privileged: false,
+  readOnlyRootFilesystem: true,
+  capabilities: { drop: ['ALL'] },
+};
+
 export function qdrantImage(spec: DefaultedSpec): string {
   const v = spec.qdrant.version;
   return `${spec.qdrant.image}:${v.startsWith('v') ? v : `v${v}`}`;
@@ -84,9 +102,8 @@ export function qdrantImage(spec: DefaultedSpec): string {
 
 export function qdrantStatefulSet(p: InferencePlatform, spec: DefaultedSpec) {
   const q = spec.qdrant;
-  const distributed = q.replicas > 1;
   const env: any[] = [
-    { name: 'QDRANT__CLUSTER__ENABLED', value: distributed ? 'true' : 'false' },
+    { name: 'QDRANT__CLUSTER__ENABLED', value: 'true' },
     { name: 'QDRANT__CLUSTER__P2P__PORT', value: String(QDRANT_P2P_PORT) },
     { name: 'QDRANT__SERVICE__HTTP_PORT', value: String(QDRANT_HTTP_PORT) },
     { name: 'QDRANT__SERVICE__GRPC_PORT', value: String(QDRANT_GRPC_PORT) },
@@ -101,30 +118,29 @@ export function qdrantStatefulSet(p: InferencePlatform, spec: DefaultedSpec) {
   const container: any = {
     name: 'qdrant',
     image: qdrantImage(spec),
-    command: ['/bin/sh', '-c', qdrantEntrypoint(p, distributed)],
+    command: ['/bin/sh', '-c', qdrantEntrypoint(p)],
     env,
     ports: [
       { name: 'http', containerPort: QDRANT_HTTP_PORT },
       { name: 'grpc', containerPort: QDRANT_GRPC_PORT },
       { name: 'p2p', containerPort: QDRANT_P2P_PORT },
     ],
+    // Readiness only, as Qdrant's own chart: a peer loads every collection
+    // before its HTTP server starts, so a liveness or startup probe would
+    // kill a peer that is still loading a large collection, again and again.
     readinessProbe: {
       httpGet: { path: '/readyz', port: QDRANT_HTTP_PORT },
       periodSeconds: 5,
       failureThreshold: 6,
     },
-    livenessProbe: {
-      httpGet: { path: '/livez', port: QDRANT_HTTP_PORT },
-      initialDelaySeconds: 10,
-      periodSeconds: 10,
-      failureThreshold: 6,
-    },
-    startupProbe: {
-      httpGet: { path: '/livez', port: QDRANT_HTTP_PORT },
-      periodSeconds: 5,
-      failureThreshold: 60,
-    },
-    volumeMounts: [{ name: 'storage', mountPath: '/qdrant/storage' }],
+    securityContext: QDRANT_CONTAINER_SECURITY,
+    // The root filesystem is read-only; Qdrant writes only these.
+    volumeMounts: [
+      { name: 'storage', mountPath: '/qdrant/storage' },
+      { name: 'snapshots', mountPath: '/qdrant/snapshots' },
+      { name: 'init', mountPath: '/qdrant/init' },
+      { name: 'tmp', mountPath: '/tmp' },
+    ],
   };
   if (q.resources) container.resources = q.resources;
   return {
@@ -134,15 +150,23 @@ export function qdrantStatefulSet(p: InferencePlatform, spec: DefaultedSpec) {
     spec: {
       serviceName: names.qdrantHeadless(p),
       replicas: q.replicas,
-      // Raft membership changes one peer at a time: start and roll in order.
-      podManagementPolicy: 'OrderedReady',
+      // As Qdrant's chart: peers (re)start together, so a cluster restarted
+      // in full does not wait peer by peer for readiness that needs a Raft
+      // majority. Rolling updates stay one peer at a time (RollingUpdate).
+      podManagementPolicy: 'Parallel',
       updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0 } },
       selector: { matchLabels: labels },
       template: {
         metadata: { labels: childLabels(p, 'qdrant') },
         spec: {
           terminationGracePeriodSeconds: 60,
+          securityContext: QDRANT_POD_SECURITY,
           containers: [container],
+          volumes: [
+            { name: 'snapshots', emptyDir: {} },
+            { name: 'init', emptyDir: {} },
+            { name: 'tmp', emptyDir: {} },
+          ],
           affinity: {
             podAntiAffinity: {
               preferredDuringSchedulingIgnoredDuringExecution: [
@@ -183,6 +207,15 @@ export function qdrantStatefulSet(p: InferencePlatform, spec: DefaultedSpec) {
   };
 }
 
+/**
+ * Peers that must stay up for Raft to keep a majority of `peers`: 2 of 2,
+ * 2 of 3, 3 of 4 and 5. (maxUnavailable 1 would let a drain take one of two
+ * peers, and with it the majority.)
+ */
+export function raftQuorum(peers: number): number {
+  return Math.floor(peers / 2) + 1;
+}
+
 /** With two or more peers, keep a Raft majority through voluntary disruptions. */
 export function qdrantPodDisruptionBudget(p: InferencePlatform, spec: DefaultedSpec) {
   if (spec.qdrant.replicas < 2) return undefined;
@@ -191,7 +224,7 @@ export function qdrantPodDisruptionBudget(p: InferencePlatform, spec: DefaultedS
     kind: 'PodDisruptionBudget',
     metadata: meta(p, names.qdrant(p)),
     spec: {
-      maxUnavailable: 1,
+      minAvailable: raftQuorum(spec.qdrant.replicas),
       selector: { matchLabels: selectorLabels(p, 'qdrant') },
     },
   };

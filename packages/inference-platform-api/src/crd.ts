@@ -45,6 +45,28 @@ export const QUANTITY_PATTERN =
 
 export const QDRANT_VERSION_PATTERN = '^v?[0-9]+\\.[0-9]+\\.[0-9]+$';
 
+/**
+ * Qdrant releases this operator supports: 1.8 and later 1.x. Before 1.5
+ * there is no /readyz; 1.7.0-1.7.2 answer /readyz wrongly during rollouts;
+ * the inference servers call GET /collections/{name}/exists, new in 1.8.
+ */
+export const QDRANT_MIN_VERSION = 'v1.8.0';
+export const QDRANT_SUPPORTED_VERSIONS = 'v1.8.0 and later v1.x releases';
+
+/**
+ * The longest platform name whose children all get valid names: the Qdrant
+ * StatefulSet <name>-qdrant must leave room for the 11 characters of the
+ * controller-revision-hash label (<name>-qdrant-<10 chars>, a label value
+ * of at most 63), and Services are DNS-1035 labels (start with a letter).
+ */
+export const PLATFORM_NAME_MAX_LENGTH = 45;
+export const PLATFORM_NAME_PATTERN = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
+
+/** CEL: the n-th number (major 0, minor 1, patch 2) of a version string. */
+const versionPart = (v: string, n: number) => `int(${v}.findAll('[0-9]+')[${n}])`;
+const versionAtLeast = (a: string, b: string) =>
+  `(${versionPart(a, 0)} > ${versionPart(b, 0)} || (${versionPart(a, 0)} == ${versionPart(b, 0)} && (${versionPart(a, 1)} > ${versionPart(b, 1)} || (${versionPart(a, 1)} == ${versionPart(b, 1)} && ${versionPart(a, 2)} >= ${versionPart(b, 2)}))))`;
+
 export const MODEL_URL_PATTERN = '^(s3|https?|pvc|file)://.+$';
 
 const quantity = (description: string, dflt?: string): JSONSchemaProps => ({
@@ -101,7 +123,18 @@ export const inferencePlatformSchema: JSONSchemaProps = {
   properties: {
     apiVersion: { type: 'string' },
     kind: { type: 'string' },
-    metadata: { type: 'object' },
+    metadata: {
+      type: 'object',
+      // The only metadata a CRD may constrain (CEL cannot bound its size).
+      properties: {
+        name: {
+          type: 'string',
+          description: `At most ${PLATFORM_NAME_MAX_LENGTH} characters, starting with a letter: children are named after it (<name>-qdrant-headless, the revision labels of the Qdrant peers).`,
+          maxLength: PLATFORM_NAME_MAX_LENGTH,
+          pattern: PLATFORM_NAME_PATTERN,
+        },
+      },
+    },
     spec: {
       type: 'object',
       description: 'Desired state of the platform.',
@@ -114,7 +147,7 @@ export const inferencePlatformSchema: JSONSchemaProps = {
           properties: {
             version: {
               type: 'string',
-              description: 'Qdrant release, e.g. v1.6.0; selects the image tag.',
+              description: `Qdrant release, e.g. v1.14.1; selects the image tag. Supported: ${QDRANT_SUPPORTED_VERSIONS}; upgrades go one minor version at a time, never back.`,
               pattern: QDRANT_VERSION_PATTERN,
               maxLength: 32,
             },
@@ -151,6 +184,40 @@ export const inferencePlatformSchema: JSONSchemaProps = {
               rule: 'quantity(string(self.storageSize)).isGreaterThan(quantity("0"))',
               message: 'spec.qdrant.storageSize must be greater than 0',
               fieldPath: '.storageSize',
+            },
+            {
+              rule: `${versionPart('self.version', 0)} == 1 && ${versionPart('self.version', 1)} >= 8`,
+              messageExpression: `'spec.qdrant.version ' + self.version + ' is not supported: supported Qdrant versions are ${QDRANT_SUPPORTED_VERSIONS}'`,
+              fieldPath: '.version',
+              reason: 'FieldValueInvalid',
+            },
+            {
+              rule: versionAtLeast('self.version', 'oldSelf.version'),
+              messageExpression:
+                "'spec.qdrant.version cannot go back from ' + oldSelf.version + ' to ' + self.version + ': Qdrant does not support downgrades'",
+              fieldPath: '.version',
+              reason: 'FieldValueForbidden',
+            },
+            {
+              rule: `${versionPart('self.version', 0)} != ${versionPart('oldSelf.version', 0)} || ${versionPart('self.version', 1)} <= ${versionPart('oldSelf.version', 1)} + 1`,
+              messageExpression:
+                "'spec.qdrant.version cannot jump from ' + oldSelf.version + ' to ' + self.version + ': Qdrant upgrades one minor version at a time, so go through each minor release in between'",
+              fieldPath: '.version',
+              reason: 'FieldValueForbidden',
+            },
+            {
+              rule: "(has(self.storageClassName) ? self.storageClassName : '') == (has(oldSelf.storageClassName) ? oldSelf.storageClassName : '')",
+              message:
+                'spec.qdrant.storageClassName is immutable: existing Qdrant volumes cannot move to another StorageClass (create a new platform and restore a snapshot into it)',
+              fieldPath: '.storageClassName',
+              reason: 'FieldValueForbidden',
+            },
+            {
+              rule: 'quantity(string(self.storageSize)).compareTo(quantity(string(oldSelf.storageSize))) >= 0',
+              messageExpression:
+                "'spec.qdrant.storageSize cannot shrink from ' + string(oldSelf.storageSize) + ' to ' + string(self.storageSize) + ': volumes can only grow'",
+              fieldPath: '.storageSize',
+              reason: 'FieldValueForbidden',
             },
           ],
         },

@@ -11,7 +11,7 @@ export function sampleInferencePlatform(
     metadata: { name, namespace },
     spec: {
       qdrant: {
-        version: 'v1.6.0',
+        version: 'v1.14.1',
         replicas: 3,
         storageClassName: 'gp2',
         storageSize: '10Gi',

@@ -11,7 +11,7 @@ type DeepRequired<T> = T extends Array<infer U>
 // The compiler forces these examples to name every field of the TypeScript types.
 const fullSpec: DeepRequired<InferencePlatformSpec> = {
   qdrant: {
-    version: 'v1.6.0',
+    version: 'v1.14.1',
     replicas: 3,
     storageClassName: 'gp2',
     storageSize: '10Gi',

@@ -25,7 +25,7 @@ export interface SecretKeyRef {
 }
 
 export interface QdrantSpec {
-  /** Qdrant release, e.g. v1.6.0; selects the image tag. */
+  /** Qdrant release, e.g. v1.14.1; selects the image tag. */
   version: string;
   replicas?: number;
   storageClassName?: string;

@@ -180,6 +180,9 @@ export class LocalCluster {
       `--client-ca-file=${pki.caCert}`,
       `--token-auth-file=${pki.tokenFile}`,
       '--authorization-mode=Node,RBAC',
+      // As OpenShift: setting blockOwnerDeletion takes update on the owner's
+      // finalizers, so RBAC that misses it fails here too.
+      '--enable-admission-plugins=OwnerReferencesPermissionEnforcement',
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
       `--service-account-key-file=${pki.serviceAccountPub}`,
       `--service-account-signing-key-file=${pki.serviceAccountKey}`,
@@ -329,6 +332,8 @@ export class LocalCluster {
         provisioner: 'kwok.x-k8s.io/volume',
         reclaimPolicy: 'Delete',
         volumeBindingMode: 'Immediate',
+        // As EBS gp2/gp3 and most cloud classes; kwok-volume stays fixed-size.
+        allowVolumeExpansion: name !== 'kwok-volume',
       });
     }
     const nodes = [

@@ -126,7 +126,7 @@ describe('inference-platform backend against a real cluster', () => {
     const patched = await request(server)
       .patch(`/api/inference-platform/platforms/${ns}/crud`)
       .set('Authorization', auth)
-      .send({ inference: { replicas: 3 }, qdrant: { version: 'v1.7.0' } });
+      .send({ inference: { replicas: 3 }, qdrant: { version: 'v1.15.0' } });
     expect(patched.status).toBe(200);
     expect(patched.body.spec.inference.replicas).toBe(3);
     await eventually('scaled', async () => {

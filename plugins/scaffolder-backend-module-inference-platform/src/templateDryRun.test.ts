@@ -111,7 +111,7 @@ describe('the inference-platform template, dry-run through the scaffolder backen
     name: 'vision',
     namespace: ns,
     owner: 'group:default/ml-platform',
-    qdrant: { version: 'v1.6.0', replicas: 3, storageSize: '20Gi' },
+    qdrant: { version: 'v1.14.1', replicas: 3, storageSize: '20Gi' },
     inference: {
       modelUrl: 's3://models/resnet50-v2-7.onnx',
       image: 'my-repo/cv-inference:latest',
@@ -137,7 +137,7 @@ describe('the inference-platform template, dry-run through the scaffolder backen
       annotations: { 'cv.platform.tech/owner': 'group:default/ml-platform' },
     },
     spec: {
-      qdrant: { version: 'v1.6.0', replicas: 3, storageSize: '20Gi' },
+      qdrant: { version: 'v1.14.1', replicas: 3, storageSize: '20Gi' },
       inference: {
         modelUrl: 's3://models/resnet50-v2-7.onnx',
         image: 'my-repo/cv-inference:latest',

@@ -38,7 +38,7 @@ const valid = {
   name: 'vision',
   namespace: 'default',
   owner: 'group:default/ml-platform',
-  qdrant: { version: 'v1.6.0', replicas: 1, storageSize: '10Gi' },
+  qdrant: { version: 'v1.14.1', replicas: 1, storageSize: '10Gi' },
   inference: {
     modelUrl: 's3://models/resnet50-v2-7.onnx',
     image: 'my-repo/cv-inference:latest',
@@ -73,9 +73,9 @@ describe('the template form in the browser', () => {
     ],
     [
       'Platform',
-      'a name over 40 characters',
-      v => (v.name = 'a'.repeat(41)),
-      '.name must NOT have more than 40 characters',
+      'a name over 45 characters',
+      v => (v.name = 'a'.repeat(46)),
+      '.name must NOT have more than 45 characters',
     ],
     [
       'Platform',

@@ -24,7 +24,7 @@ export const examples: TemplateExample[] = [
       name: '${{ parameters.name }}',
       namespace: '${{ parameters.namespace }}',
       owner: '${{ parameters.owner }}',
-      qdrant: { version: 'v1.6.0', replicas: 1, storageSize: '10Gi' },
+      qdrant: { version: 'v1.14.1', replicas: 1, storageSize: '10Gi' },
       inference: {
         image: 'my-repo/cv-inference:latest',
         modelUrl: 's3://models/resnet50-v2-7.onnx',
@@ -40,7 +40,7 @@ export const examples: TemplateExample[] = [
       namespace: 'vision',
       owner: 'group:default/ml-platform',
       qdrant: {
-        version: 'v1.6.0',
+        version: 'v1.14.1',
         replicas: 3,
         storageSize: '50Gi',
         storageClassName: 'gp3',

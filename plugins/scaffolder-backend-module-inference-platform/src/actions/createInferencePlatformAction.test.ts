@@ -38,7 +38,7 @@ function validInput(namespace: string, name = 'vision'): any {
     // What the form sends: optional fields left blank arrive as ''.
     entityRef: '',
     qdrant: {
-      version: 'v1.6.0',
+      version: 'v1.14.1',
       replicas: 3,
       storageSize: '10Gi',
       storageClassName: '',
@@ -132,7 +132,7 @@ describe('inference-platform:create', () => {
       [SCAFFOLDER_TASK_ANNOTATION]: 'task-1',
     });
     expect(p.spec.qdrant).toEqual({
-      version: 'v1.6.0',
+      version: 'v1.14.1',
       replicas: 3,
       storageSize: '10Gi',
       image: 'qdrant/qdrant',
@@ -162,7 +162,7 @@ describe('inference-platform:create', () => {
       apiVersion: 'cv.platform.tech/v1alpha1',
       kind: 'InferencePlatform',
       metadata: { name: 'vision', namespace: ns },
-      spec: { qdrant: { version: 'v1.6.0', replicas: 3 } },
+      spec: { qdrant: { version: 'v1.14.1', replicas: 3 } },
     });
     expect(manifest.spec.qdrant).not.toHaveProperty('storageClassName');
     expect(manifest.spec.inference.gpu).toEqual({ count: 0 });
@@ -248,7 +248,7 @@ describe('inference-platform:create', () => {
   it.each([
     ['a leading digit', '9lives'],
     ['upper case', 'Vision'],
-    ['more than 40 characters', 'a'.repeat(41)],
+    ['more than 45 characters', 'a'.repeat(46)],
   ])(
     'rejects a name with %s before calling the API server',
     async (_what, name) => {

@@ -8,6 +8,10 @@ import {
   platformEntityRef,
   platformPagePath,
 } from '@cv-platform/plugin-inference-platform-common';
+import {
+  PLATFORM_NAME_MAX_LENGTH,
+  PLATFORM_NAME_PATTERN,
+} from '@cv-platform/inference-platform-api';
 import yaml from 'js-yaml';
 import { PlatformCreator } from '../kube/PlatformCreator';
 import { waitForReady } from '../kube/waitForReady';
@@ -17,13 +21,10 @@ import { examples } from './createInferencePlatformAction.examples';
 export const CREATE_ACTION_ID = 'inference-platform:create';
 
 /**
- * Stricter than the API server's check of metadata.name: the operator names
- * children `<name>-qdrant-headless` (a Service, so a DNS-1035 label of at most
- * 63 characters) and the StatefulSet's revision label adds a hash, so longer
- * names or a leading digit would pass the API server and then fail to reconcile.
+ * The CRD's own bounds on metadata.name (children are named after it), so
+ * the form and the action reject a bad name before the API server does.
  */
-export const PLATFORM_NAME_PATTERN = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
-export const PLATFORM_NAME_MAX_LENGTH = 40;
+export { PLATFORM_NAME_MAX_LENGTH, PLATFORM_NAME_PATTERN };
 const DNS_LABEL_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 
 export interface CreateInferencePlatformActionOptions {
@@ -90,7 +91,7 @@ export function createInferencePlatformAction(
               version: z
                 .string()
                 .describe(
-                  'Qdrant release, e.g. v1.6.0; selects the image tag.',
+                  'Qdrant release, e.g. v1.14.1; selects the image tag.',
                 ),
               replicas: z
                 .number()

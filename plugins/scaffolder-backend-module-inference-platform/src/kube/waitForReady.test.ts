@@ -10,7 +10,7 @@ function platform(
     kind: 'InferencePlatform',
     metadata: { name: 'vision', namespace: 'ml', generation },
     spec: {
-      qdrant: { version: 'v1.6.0' },
+      qdrant: { version: 'v1.14.1' },
       inference: { modelUrl: 's3://m/model.onnx', image: 'img' },
     },
     status,

@@ -1,0 +1,161 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import yaml from 'js-yaml';
+import { KubeConfig } from '@kubernetes/client-node';
+import { testKubeconfigPath } from '@cv-platform/local-cluster';
+import { KubeApiError } from './kube/KubeClient';
+import { Operator } from './Operator';
+import {
+  api,
+  createPlatform,
+  eventually,
+  get,
+  patchPlatform,
+  sample,
+  waitForPhase,
+  withNamespace,
+} from './__testUtils__/operatorTestEnv';
+
+jest.setTimeout(180_000);
+
+const manifests = yaml.loadAll(
+  fs.readFileSync(path.resolve(__dirname, '../../deploy/operator/operator.yaml'), 'utf8'),
+) as any[];
+const doc = (kind: string, name: string) => manifests.find(d => d.kind === kind && d.metadata.name === name);
+
+/** "verb group/resource[/subresource]" of one request, as the RBAC authorizer sees it. */
+function permission(method: string, urlPath: string): string {
+  const [p] = urlPath.split('?');
+  const parts = p.split('/').filter(Boolean);
+  const group = parts[0] === 'api' ? '' : parts[1];
+  let rest = parts.slice(parts[0] === 'api' ? 2 : 3);
+  if (rest[0] === 'namespaces' && rest.length > 2) rest = rest.slice(2);
+  const [resource, name, sub] = rest;
+  const verbs: Record<string, string> = { WATCH: 'watch', GET: name ? 'get' : 'list', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
+  const verb = verbs[method];
+  return `${verb} ${group}/${resource}${sub ? `/${sub}` : ''}`;
+}
+
+/** What a set of RBAC rules grants, in the same form. */
+function granted(rules: any[]): Set<string> {
+  const out = new Set<string>();
+  for (const r of rules) {
+    for (const g of r.apiGroups) for (const res of r.resources) for (const v of r.verbs) out.add(`${v} ${g}/${res}`);
+  }
+  return out;
+}
+
+describe('the shipped RBAC', () => {
+  it('is exactly what the operator uses: a full platform life cycle under it, with owner-reference enforcement on', async () => {
+    await withNamespace('rbac', async ns => {
+      // The shipped ClusterRole (renamed for this test), bound to a service
+      // account of this namespace; the leader-election Role in this namespace;
+      // the secrets role bound here because the platform references a key.
+      const role = doc('ClusterRole', 'inference-platform-operator');
+      const secretsRole = doc('ClusterRole', 'inference-platform-operator-secrets');
+      const leaderRole = doc('Role', 'inference-platform-operator-leader-election');
+      const mk = async (p: string, body: any) => {
+        const r = await api.request('POST', p, body);
+        if (r.status >= 300) throw new Error(`${p}: ${JSON.stringify(r.body)}`);
+        return r.body;
+      };
+      const sa = { kind: 'ServiceAccount', name: 'operator', namespace: ns };
+      await mk(`/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'operator' } });
+      const rbac = '/apis/rbac.authorization.k8s.io/v1';
+      await mk(`${rbac}/clusterroles`, { ...role, metadata: { name: `ipo-${ns}` } });
+      await mk(`${rbac}/clusterroles`, { ...secretsRole, metadata: { name: `ipo-secrets-${ns}` } });
+      await mk(`${rbac}/clusterrolebindings`, {
+        apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: `ipo-${ns}` },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `ipo-${ns}` }, subjects: [sa],
+      });
+      await mk(`${rbac}/namespaces/${ns}/roles`, { ...leaderRole, metadata: { name: 'leader-election', namespace: ns } });
+      await mk(`${rbac}/namespaces/${ns}/rolebindings`, {
+        apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'leader-election' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'leader-election' }, subjects: [sa],
+      });
+      await mk(`${rbac}/namespaces/${ns}/rolebindings`, {
+        apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'secrets' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `ipo-secrets-${ns}` }, subjects: [sa],
+      });
+      const token = (await mk(`/api/v1/namespaces/${ns}/serviceaccounts/operator/token`, {
+        apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 },
+      })).status.token;
+
+      const admin = new KubeConfig();
+      admin.loadFromFile(testKubeconfigPath());
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromOptions({
+        clusters: [{ ...admin.getCurrentCluster()!, name: 'local' }],
+        users: [{ name: 'operator', token }],
+        contexts: [{ name: 'operator', cluster: 'local', user: 'operator' }],
+        currentContext: 'operator',
+      });
+      const operator = new Operator({
+        kubeConfig,
+        namespaces: [ns],
+        workers: 2,
+        clusterInfoTtlMs: 1000,
+        leaderElection: { enabled: true, leaseNamespace: ns, retryPeriodMs: 500 },
+      });
+      // Every request the operator makes, and every refusal.
+      const used = new Set<string>();
+      const refused: string[] = [];
+      const client = operator.client;
+      const request = client.request.bind(client);
+      client.request = (async (method: string, p: string, ...rest: any[]) => {
+        const perm = permission(method, p);
+        used.add(perm);
+        // Server-side apply creates what does not exist yet: that takes create.
+        if (method === 'PATCH' && rest[1] === 'application/apply-patch+yaml' && !perm.endsWith('/status')) used.add(perm.replace(/^patch/, 'create'));
+        try {
+          return await (request as any)(method, p, ...rest);
+        } catch (e) {
+          if (e instanceof KubeApiError && e.statusCode === 403) refused.push(`${perm}: ${e.message}`);
+          throw e;
+        }
+      }) as typeof client.request;
+      const watch = client.watch.bind(client);
+      client.watch = ((p: string, ...rest: any[]) => {
+        used.add(permission('WATCH', p));
+        return (watch as any)(p, ...rest);
+      }) as typeof client.watch;
+
+      await api.request('POST', `/api/v1/namespaces/${ns}/secrets`, {
+        apiVersion: 'v1', kind: 'Secret', metadata: { name: 'qdrant-key' }, stringData: { 'api-key': 'k' },
+      });
+      const p = sample(ns, 'rbac');
+      p.spec.qdrant.replicas = 1;
+      p.spec.inference.replicas = 1;
+      p.spec.qdrant.apiKeySecretRef = { name: 'qdrant-key' };
+      p.spec.inference.modelSource = { mode: 'pvc', sizeLimit: '2Gi' } as any;
+      await createPlatform(p);
+      await operator.start();
+      try {
+        await waitForPhase(ns, 'rbac', 'Ready');
+        // Scale up (a PDB appears), grow the volumes (the StatefulSet is
+        // re-created, its PVCs expanded), go back to an in-memory model (the
+        // model PVC is deleted), scale down (the PDB goes).
+        await patchPlatform(ns, 'rbac', { spec: { qdrant: { replicas: 3 } } });
+        await waitForPhase(ns, 'rbac', 'Ready');
+        await patchPlatform(ns, 'rbac', { spec: { qdrant: { storageSize: '20Gi' }, inference: { modelSource: { mode: 'emptyDir' } } } });
+        await eventually('grown and model PVC gone', async () =>
+          (await get(`/apis/apps/v1/namespaces/${ns}/statefulsets/rbac-qdrant`)).body.spec?.volumeClaimTemplates?.[0].spec.resources.requests.storage === '20Gi' &&
+          (await get(`/api/v1/namespaces/${ns}/persistentvolumeclaims/rbac-model`)).status === 404,
+        );
+        await patchPlatform(ns, 'rbac', { spec: { qdrant: { replicas: 1 } } });
+        await eventually('PDB gone', async () => (await get(`/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets/rbac-qdrant`)).status === 404);
+        await waitForPhase(ns, 'rbac', 'Ready');
+        await eventually('Qdrant API key read', async () => used.has('get /secrets'));
+      } finally {
+        await operator.stop();
+      }
+
+      expect(refused).toEqual([]);
+      const rules = granted([...role.rules, ...leaderRole.rules, ...secretsRole.rules]);
+      // Checked by admission, never called: blockOwnerDeletion on children.
+      const implicit = new Set(['update cv.platform.tech/inferenceplatforms/finalizers']);
+      expect([...used].filter(u => !rules.has(u)).sort()).toEqual([]);
+      expect([...rules].filter(r => !used.has(r) && !implicit.has(r)).sort()).toEqual([]);
+    });
+  });
+});
