@@ -180,6 +180,7 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
     metadata: meta(p, names.inference(p)),
     spec: {
       replicas: i.replicas,
+      progressDeadlineSeconds: i.progressDeadlineSeconds,
       selector: { matchLabels: selectorLabels(p, 'inference') },
       // A surge pod would need a spare GPU that a cluster sized for the
       // platform does not have: GPU platforms replace pods one at a time.

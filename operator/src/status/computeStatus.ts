@@ -57,6 +57,33 @@ export function modelLoadFailure(pods: any[], modelUrl: string): string | undefi
   return undefined;
 }
 
+const isReady = (pod: any) =>
+  !pod.metadata?.deletionTimestamp &&
+  (pod.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
+
+/** Ready inference pods per model URL, read from each pod (not from the Deployment's template). */
+export function loadedModels(pods: any[]): Record<string, number> {
+  const loaded: Record<string, number> = {};
+  for (const pod of pods) {
+    const url = pod.metadata?.annotations?.[ANNOTATION_MODEL_URL];
+    if (url && isReady(pod)) loaded[url] = (loaded[url] ?? 0) + 1;
+  }
+  return loaded;
+}
+
+/** The Deployment's own verdict that its rollout stalled. */
+function stalledRollout(deploy: any): string | undefined {
+  const c = (deploy?.status?.conditions ?? []).find((x: any) => x.type === 'Progressing');
+  return c?.status === 'False' && c.reason === 'ProgressDeadlineExceeded' ? c.message ?? c.reason : undefined;
+}
+
+const describeLoaded = (loaded: Record<string, number>, except?: string) =>
+  Object.entries(loaded)
+    .filter(([url]) => url !== except)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([url, n]) => `${url} on ${n} pod${n === 1 ? '' : 's'}`)
+    .join(', ');
+
 function rolloutComplete(obj: any, desired: number): boolean {
   if (!obj) return false;
   const s = obj.status ?? {};
@@ -92,6 +119,12 @@ export function computeStatus(
   const qUnschedulable = unschedulableMessage(observed.qdrantPods);
   const iUnschedulable = unschedulableMessage(observed.inferencePods);
   const modelFailure = modelLoadFailure(observed.inferencePods, spec.inference.modelUrl);
+  const desiredModel = spec.inference.modelUrl;
+  const loaded = loadedModels(observed.inferencePods);
+  const onDesired = loaded[desiredModel] ?? 0;
+  // Ready pods still serving another model: a rollout in progress or stuck.
+  const stillServing = describeLoaded(loaded, desiredModel);
+  const stalled = !!deploy && !rolloutComplete(deploy, iDesired) ? stalledRollout(deploy) : undefined;
 
   let qdrantNotReadyReason: string = Reason.QdrantPeersNotReady;
   if (qUnschedulable) qdrantNotReadyReason = Reason.PodsUnschedulable;
@@ -112,6 +145,13 @@ export function computeStatus(
     inferenceCond = iDesired === 0
       ? { type: ConditionType.InferenceReady, status: 'True', reason: Reason.ScaledToZero, message: 'scaled to zero' }
       : { type: ConditionType.InferenceReady, status: 'True', reason: Reason.InferenceAvailable, message: `${iReady}/${iDesired} inference servers ready` };
+  } else if (stalled) {
+    inferenceCond = {
+      type: ConditionType.InferenceReady,
+      status: 'False',
+      reason: Reason.ProgressDeadlineExceeded,
+      message: `rollout stalled: ${stalled}${iUnschedulable ? `; ${iUnschedulable}` : ''}`,
+    };
   } else {
     inferenceCond = {
       type: ConditionType.InferenceReady,
@@ -124,8 +164,15 @@ export function computeStatus(
   let modelCond: ConditionInput;
   if (modelFailure) {
     modelCond = { type: ConditionType.ModelLoaded, status: 'False', reason: Reason.ModelDownloadFailed, message: modelFailure };
-  } else if (iReady > 0) {
-    modelCond = { type: ConditionType.ModelLoaded, status: 'True', reason: Reason.ModelLoaded, message: `model ${spec.inference.modelUrl} loaded` };
+  } else if (onDesired > 0 && !stillServing) {
+    modelCond = { type: ConditionType.ModelLoaded, status: 'True', reason: Reason.ModelLoaded, message: `model ${desiredModel} loaded on ${onDesired} ready pod${onDesired === 1 ? '' : 's'}` };
+  } else if (stillServing) {
+    modelCond = {
+      type: ConditionType.ModelLoaded,
+      status: 'False',
+      reason: Reason.ModelRollingOut,
+      message: `model ${desiredModel} on ${onDesired} ready pod${onDesired === 1 ? '' : 's'}; still serving ${stillServing}`,
+    };
   } else if (!deploy) {
     modelCond = { type: ConditionType.ModelLoaded, status: 'Unknown', reason: Reason.WaitingForQdrant, message: 'the model is loaded once inference servers start' };
   } else if (iDesired === 0) {
@@ -140,8 +187,9 @@ export function computeStatus(
     phase = 'Failed';
     message = observed.reconcileError;
   } else if (modelFailure) {
-    phase = 'Failed';
-    message = modelFailure;
+    // Old servers that still answer make it Degraded; nothing serving, Failed.
+    phase = stillServing ? 'Degraded' : 'Failed';
+    message = stillServing ? `${modelFailure}; still serving ${stillServing}` : modelFailure;
   } else if (!qdrantAllReady) {
     if (deploy && !qdrantRolling && !qUnschedulable) {
       phase = 'Degraded';
@@ -150,9 +198,16 @@ export function computeStatus(
       phase = qdrantRolling && deploy ? 'Loading' : 'Pending';
       message = qUnschedulable ?? (qdrantRolling ? `rolling Qdrant to ${spec.qdrant.version}` : `waiting for Qdrant: ${qReady}/${qDesired} peers ready`);
     }
+  } else if (!inferenceDone && stalled) {
+    phase = iReady > 0 ? 'Degraded' : 'Failed';
+    message = `inference rollout stalled (${stalled})${iUnschedulable ? `: ${iUnschedulable}` : ''}`;
   } else if (!inferenceDone) {
     phase = iUnschedulable ? 'Pending' : 'Loading';
     message = iUnschedulable ?? `rolling out inference: ${iReady}/${iDesired} ready`;
+  } else if (stillServing) {
+    // Counts say done, but a pod still serves another model.
+    phase = 'Loading';
+    message = `rolling out model ${desiredModel}: still serving ${stillServing}`;
   } else {
     phase = 'Ready';
     message = `Qdrant ${qReady}/${qDesired}, inference ${iReady}/${iDesired} ready`;
@@ -187,5 +242,6 @@ export function computeStatus(
     inferenceReadiness: `${iReady}/${iDesired}`,
     inferenceSelector: selectorString(selectorLabels(p, 'inference')),
     ...(cluster ? { qdrantCluster: cluster } : {}),
+    ...(deploy ? { model: { desired: desiredModel, loaded } } : {}),
   };
 }

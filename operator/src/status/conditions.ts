@@ -13,6 +13,8 @@ export const Reason = {
   ModelLoaded: 'ModelLoaded',
   ModelLoading: 'ModelLoading',
   ModelDownloadFailed: 'ModelDownloadFailed',
+  ModelRollingOut: 'ModelRollingOut',
+  ProgressDeadlineExceeded: 'ProgressDeadlineExceeded',
   ClusterInfoAvailable: 'ClusterInfoAvailable',
   ClusterInfoUnavailable: 'ClusterInfoUnavailable',
   AllComponentsReady: 'AllComponentsReady',

@@ -320,6 +320,13 @@ export const inferencePlatformSchema: JSONSchemaProps = {
             },
             batchMaxSize: { type: 'integer', minimum: 1, maximum: 256, default: 16 },
             batchMaxLatencyMs: { type: 'integer', minimum: 0, maximum: 10000, default: 5 },
+            progressDeadlineSeconds: {
+              type: 'integer',
+              description: 'Seconds a rollout of the inference servers may make no progress before the platform reports it stalled (ProgressDeadlineExceeded).',
+              minimum: 5,
+              maximum: 86400,
+              default: 600,
+            },
           },
           'x-kubernetes-validations': [
             {
@@ -354,6 +361,14 @@ export const inferencePlatformSchema: JSONSchemaProps = {
         qdrantReadiness: { type: 'string' },
         inferenceReadiness: { type: 'string' },
         inferenceSelector: { type: 'string' },
+        model: {
+          type: 'object',
+          description: 'Which model the ready inference servers serve, read from the pods.',
+          properties: {
+            desired: { type: 'string' },
+            loaded: { type: 'object', additionalProperties: { type: 'integer' } },
+          },
+        },
         qdrantCluster: {
           type: 'object',
           properties: {

@@ -31,6 +31,7 @@ const fullSpec: DeepRequired<InferencePlatformSpec> = {
     collection: 'images',
     batchMaxSize: 16,
     batchMaxLatencyMs: 5,
+    progressDeadlineSeconds: 600,
   },
 };
 
@@ -43,6 +44,7 @@ const fullStatus: DeepRequired<InferencePlatformStatus> = {
   qdrantReadyReplicas: 1,
   inferenceReplicas: 1,
   inferenceReadyReplicas: 1,
+  model: { desired: 's3://m/model.onnx', loaded: { 's3://m/model.onnx': 1 } },
   qdrantReadiness: '1/1',
   inferenceReadiness: '1/1',
   inferenceSelector: 'a=b',

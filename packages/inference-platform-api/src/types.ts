@@ -66,6 +66,8 @@ export interface InferenceSpec {
   collection?: string;
   batchMaxSize?: number;
   batchMaxLatencyMs?: number;
+  /** Seconds a rollout may make no progress before it counts as stalled. */
+  progressDeadlineSeconds?: number;
 }
 
 export interface InferencePlatformSpec {
@@ -117,6 +119,15 @@ export interface InferencePlatformStatus {
   /** Label selector of the inference pods, for the scale subresource. */
   inferenceSelector?: string;
   qdrantCluster?: QdrantClusterInfo;
+  /** Which model the ready inference servers serve, from the pods themselves. */
+  model?: ModelStatus;
+}
+
+export interface ModelStatus {
+  /** spec.inference.modelUrl. */
+  desired: string;
+  /** Ready inference pods per model URL they loaded. */
+  loaded: Record<string, number>;
 }
 
 export interface ObjectMeta {

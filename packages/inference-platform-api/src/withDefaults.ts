@@ -45,6 +45,7 @@ export function withDefaults(spec: InferencePlatformSpec): DefaultedSpec {
       collection: i.collection ?? 'images',
       batchMaxSize: i.batchMaxSize ?? 16,
       batchMaxLatencyMs: i.batchMaxLatencyMs ?? 5,
+      progressDeadlineSeconds: i.progressDeadlineSeconds ?? 600,
       gpu: { count: i.gpu?.count ?? 0, type: i.gpu?.type },
       modelSource: {
         mode: i.modelSource?.mode ?? 'emptyDir',
