@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
@@ -14,6 +15,7 @@ describe('fetch-model (the init container command)', () => {
     server = http.createServer((req, res) => {
       requests++;
       if (req.url === '/model.onnx') res.end(Buffer.from('onnx-bytes'));
+      else if (req.url?.startsWith('/slow.onnx')) setTimeout(() => res.end(Buffer.from(`slow-bytes ${req.url}`)), 400);
       else {
         res.statusCode = 404;
         res.end();
@@ -51,5 +53,48 @@ describe('fetch-model (the init container command)', () => {
     await expect(fetchModelCommand({ MODEL_URL: `${base}/nope.onnx`, MODEL_PATH: path.join(dir, 'm.onnx') })).rejects.toThrow(/404/);
     await expect(fetchModelCommand({})).rejects.toThrow(/MODEL_URL is required/);
     expect(fs.existsSync(path.join(dir, 'm.onnx'))).toBe(false);
+  });
+
+  it('lets one of several loaders sharing a volume download; the others wait and find the model', async () => {
+    const env = { MODEL_URL: `${base}/slow.onnx`, MODEL_PATH: path.join(dir, 'v1', 'model.onnx') };
+    const results = await Promise.all([1, 2, 3, 4].map(() => fetchModelCommand(env)));
+    expect(results).toEqual([env.MODEL_PATH, env.MODEL_PATH, env.MODEL_PATH, env.MODEL_PATH]);
+    expect(requests).toBe(1);
+    expect(fs.readFileSync(env.MODEL_PATH, 'utf8')).toBe('slow-bytes /slow.onnx');
+    // Nothing half-written or locked is left beside it.
+    expect(fs.readdirSync(path.join(dir, 'v1')).sort()).toEqual(['model.onnx', 'model.onnx.source']);
+  });
+
+  it('runs two loaders as separate processes at once: one download', async () => {
+    const env = { ...process.env, MODEL_URL: `${base}/slow.onnx?p`, MODEL_PATH: path.join(dir, 'p', 'model.onnx') };
+    const run = () =>
+      new Promise<number | null>(resolve => {
+        const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../main.ts'), 'fetch-model'], { env, stdio: 'ignore' });
+        child.on('exit', resolve);
+      });
+    expect(await Promise.all([run(), run()])).toEqual([0, 0]);
+    expect(requests).toBe(1);
+    expect(fs.readFileSync(env.MODEL_PATH, 'utf8')).toBe('slow-bytes /slow.onnx?p');
+  });
+
+  it('takes over the lock of a loader that died', async () => {
+    const target = path.join(dir, 'dead', 'model.onnx');
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(`${target}.lock`, '');
+    const old = new Date(Date.now() - 60_000);
+    fs.utimesSync(`${target}.lock`, old, old);
+    await fetchModelCommand({ MODEL_URL: `${base}/model.onnx`, MODEL_PATH: target });
+    expect(fs.readFileSync(target, 'utf8')).toBe('onnx-bytes');
+    expect(fs.existsSync(`${target}.lock`)).toBe(false);
+  });
+
+  it('gives up waiting on a live lock after the pull timeout, naming it', async () => {
+    const target = path.join(dir, 'busy', 'model.onnx');
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(`${target}.lock`, '');
+    await expect(
+      fetchModelCommand({ MODEL_URL: `${base}/model.onnx`, MODEL_PATH: target, PULL_TIMEOUT_SECONDS: '1' }),
+    ).rejects.toThrow(/timed out after 1 s waiting for another loader .*model\.onnx\.lock/);
+    expect(requests).toBe(0);
   });
 });

@@ -1,38 +1,115 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fetchModel } from './fetchModel';
 
+/** A lock not touched for this long belongs to a loader that died. */
+const STALE_LOCK_MS = 30_000;
+const HEARTBEAT_MS = 5_000;
+const POLL_MS = 250;
+
+const sleep = (ms: number) => new Promise(r => setTimeout(r, ms));
+
+function alreadyThere(target: string, marker: string, url: string): boolean {
+  try {
+    return fs.existsSync(target) && fs.readFileSync(marker, 'utf8') === url;
+  } catch {
+    return false;
+  }
+}
+
+/** Writes a file so that readers see the old content or the new, never a part. */
+async function writeAtomically(file: string, content: string) {
+  const tmp = `${file}.${process.pid}-${randomBytes(4).toString('hex')}`;
+  await fs.promises.writeFile(tmp, content);
+  await fs.promises.rename(tmp, file);
+}
+
 /**
  * `fetch-model`: what the operator's model-loader init container runs. Puts
  * the model at MODEL_URL into MODEL_PATH (the shared model volume) and
- * records its source beside it, so a PVC that already holds this model is
+ * records its source beside it, so a volume that already holds this model is
  * not downloaded again while a new URL always is.
+ *
+ * On a volume shared by several pods (the platform's model PVC) loaders may
+ * start together: one takes `<MODEL_PATH>.lock` (O_EXCL) and downloads,
+ * keeping the lock fresh; the others wait for the model to appear, and take
+ * the lock over only when its holder stopped touching it. The file is
+ * renamed into place whole, so no reader ever sees part of a model.
  */
 export async function fetchModelCommand(env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const url = env.MODEL_URL;
   if (!url) throw new Error('MODEL_URL is required');
   const target = env.MODEL_PATH ?? '/models/model.onnx';
   const marker = `${target}.source`;
-  if (fs.existsSync(target) && fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === url) {
-    return target;
+  const lock = `${target}.lock`;
+  const timeoutMs = Number(env.PULL_TIMEOUT_SECONDS ?? 600) * 1000;
+  const deadline = Date.now() + timeoutMs;
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  for (;;) {
+    if (alreadyThere(target, marker, url)) return target;
+    let handle: fs.promises.FileHandle | undefined;
+    try {
+      handle = await fs.promises.open(lock, 'wx');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    if (handle) {
+      try {
+        await download(url, target, env, timeoutMs, lock);
+        await writeAtomically(marker, url);
+        return target;
+      } finally {
+        await handle.close();
+        await fs.promises.rm(lock, { force: true });
+      }
+    }
+    // Another loader is at work: wait for its model, or for its lock to go stale.
+    try {
+      const { mtimeMs } = await fs.promises.stat(lock);
+      if (Date.now() - mtimeMs > STALE_LOCK_MS) {
+        await fs.promises.rm(lock, { force: true });
+        continue;
+      }
+    } catch {
+      continue; // released meanwhile
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs / 1000} s waiting for another loader to fetch ${url} (lock ${lock})`);
+    }
+    await sleep(POLL_MS);
   }
+}
+
+async function download(url: string, target: string, env: NodeJS.ProcessEnv, timeoutMs: number, lock: string) {
   const dir = path.dirname(target);
-  fs.mkdirSync(dir, { recursive: true });
-  const fetched = await fetchModel(url, {
-    cacheDir: dir,
-    timeoutMs: Number(env.PULL_TIMEOUT_SECONDS ?? 600) * 1000,
-    s3: {
-      endpoint: env.S3_ENDPOINT,
-      forcePathStyle: env.S3_FORCE_PATH_STYLE === 'true',
-    },
-  });
-  if (path.resolve(fetched.path) !== path.resolve(target)) {
-    // Copy then rename: the server never sees a half-written model.
-    const tmp = `${target}.partial`;
-    await fs.promises.copyFile(fetched.path, tmp);
-    await fs.promises.rename(tmp, target);
-    if (fetched.temporary) await fs.promises.rm(fetched.path, { force: true });
+  const heartbeat = setInterval(() => {
+    const now = new Date();
+    fs.utimes(lock, now, now, () => {});
+  }, HEARTBEAT_MS);
+  try {
+    const fetched = await fetchModel(url, {
+      cacheDir: dir,
+      timeoutMs,
+      s3: {
+        endpoint: env.S3_ENDPOINT,
+        region: env.AWS_REGION,
+        // Unset: path-style with a custom endpoint (fetchModel's default).
+        forcePathStyle: env.S3_FORCE_PATH_STYLE === undefined ? undefined : env.S3_FORCE_PATH_STYLE === 'true',
+      },
+    });
+    if (path.resolve(fetched.path) !== path.resolve(target)) {
+      // Copy then rename: the server never sees a half-written model.
+      const tmp = `${target}.partial-${process.pid}-${randomBytes(4).toString('hex')}`;
+      try {
+        await fs.promises.copyFile(fetched.path, tmp);
+        await fs.promises.rename(tmp, target);
+      } finally {
+        await fs.promises.rm(tmp, { force: true });
+        if (fetched.temporary) await fs.promises.rm(fetched.path, { force: true });
+      }
+    }
+  } finally {
+    clearInterval(heartbeat);
   }
-  fs.writeFileSync(marker, url);
-  return target;
 }

@@ -25,7 +25,7 @@ export function inferenceConfig(p: InferencePlatform, spec: DefaultedSpec) {
   const i = spec.inference;
   return {
     port: i.port,
-    modelPath: MODEL_PATH,
+    modelPath: modelPathFor(spec),
     qdrantUrl: qdrantServiceUrl(p),
     collection: i.collection,
     batchMaxSize: i.batchMaxSize,
@@ -51,7 +51,7 @@ export function modelPersistentVolumeClaim(p: InferencePlatform, spec: Defaulted
     kind: 'PersistentVolumeClaim',
     metadata: meta(p, names.modelPvc(p)),
     spec: {
-      accessModes: ['ReadWriteMany'],
+      accessModes: [src.accessMode ?? 'ReadWriteMany'],
       ...(src.storageClassName ? { storageClassName: src.storageClassName } : {}),
       resources: { requests: { storage: String(src.sizeLimit) } },
     },
@@ -70,11 +70,19 @@ function modelVolume(p: InferencePlatform, spec: DefaultedSpec) {
   return { name: 'model', emptyDir: { medium: 'Memory', sizeLimit: String(i.modelSource.sizeLimit) } };
 }
 
-/** Where the server reads the model: the pre-loaded file, or the path inside a user PVC. */
+/**
+ * Where the loader puts the model and the server reads it: the path inside a
+ * user PVC for pvc:// URLs; on the platform's model PVC, a directory per
+ * model URL, so pods of two model versions (both ReplicaSets of a rollout)
+ * never write or read each other's file; in memory, the one file.
+ */
 export function modelPathFor(spec: DefaultedSpec): string {
   const url = spec.inference.modelUrl;
   if (url.startsWith('pvc://')) {
     return `${MODEL_DIR}/${url.slice('pvc://'.length).split('/').slice(1).join('/')}`;
+  }
+  if (spec.inference.modelSource.mode === 'pvc') {
+    return `${MODEL_DIR}/${createHash('sha256').update(url).digest('hex').slice(0, 16)}/model.onnx`;
   }
   return MODEL_PATH;
 }
@@ -84,6 +92,28 @@ function apiKeyEnv(spec: DefaultedSpec) {
   return ref
     ? [{ name: 'QDRANT_API_KEY', valueFrom: { secretKeyRef: { name: ref.name, key: ref.key } } }]
     : [];
+}
+
+/**
+ * How the loader reaches s3:// models: the variables its fetch-model command
+ * and the AWS SDK read. Static keys only from a Secret; without one the SDK
+ * finds a web identity (IRSA) or the node role itself.
+ */
+export function s3LoaderEnv(spec: DefaultedSpec): any[] {
+  const s3 = spec.inference.modelSource.s3;
+  if (!s3) return [];
+  const env: any[] = [];
+  if (s3.endpoint) env.push({ name: 'S3_ENDPOINT', value: s3.endpoint });
+  if (s3.region) env.push({ name: 'AWS_REGION', value: s3.region });
+  if (s3.forcePathStyle !== undefined) env.push({ name: 'S3_FORCE_PATH_STYLE', value: String(s3.forcePathStyle) });
+  const ref = s3.credentialsSecretRef;
+  if (ref) {
+    env.push(
+      { name: 'AWS_ACCESS_KEY_ID', valueFrom: { secretKeyRef: { name: ref.name, key: ref.accessKeyIdKey ?? 'AWS_ACCESS_KEY_ID' } } },
+      { name: 'AWS_SECRET_ACCESS_KEY', valueFrom: { secretKeyRef: { name: ref.name, key: ref.secretAccessKeyKey ?? 'AWS_SECRET_ACCESS_KEY' } } },
+    );
+  }
+  return env;
 }
 
 /**
@@ -128,6 +158,17 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
       };
     }
   }
+  if (!fromPvc && i.modelSource.mode === 'pvc' && i.modelSource.accessMode === 'ReadWriteOnce') {
+    // A ReadWriteOnce volume attaches to one node: every server goes there.
+    affinity = {
+      ...affinity,
+      podAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [
+          { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: selectorLabels(p, 'inference') } },
+        ],
+      },
+    };
+  }
   const initContainers = fromPvc
     ? []
     : [
@@ -137,8 +178,9 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
           args: ['fetch-model'],
           env: [
             { name: 'MODEL_URL', value: i.modelUrl },
-            { name: 'MODEL_PATH', value: MODEL_PATH },
+            { name: 'MODEL_PATH', value: modelPathFor(spec) },
             { name: 'PULL_TIMEOUT_SECONDS', value: String(i.modelSource.pullTimeoutSeconds) },
+            ...s3LoaderEnv(spec),
           ],
           volumeMounts: [{ name: 'model', mountPath: MODEL_DIR }],
           securityContext: CONTAINER_SECURITY,
@@ -196,6 +238,7 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
         },
         spec: {
           securityContext: POD_SECURITY,
+          ...(i.serviceAccountName ? { serviceAccountName: i.serviceAccountName } : {}),
           // An empty list is dropped by the API server; sending one would make
           // the live object differ from it on every pass.
           ...(initContainers.length ? { initContainers } : {}),

@@ -273,7 +273,46 @@ export const inferencePlatformSchema: JSONSchemaProps = {
                   description:
                     'Image of the init container that downloads the model; defaults to spec.inference.image (whose fetch-model command downloads s3/http(s)/file URLs).',
                 },
+                accessMode: {
+                  type: 'string',
+                  enum: ['ReadWriteMany', 'ReadWriteOnce'],
+                  description:
+                    'Access mode of the model PVC (mode pvc). ReadWriteMany (the default when unset) lets servers spread over nodes; ReadWriteOnce suits block storage (e.g. gp2) and places every server on the node the volume is attached to.',
+                },
+                s3: {
+                  type: 'object',
+                  description: 'Where and how s3:// models are fetched.',
+                  properties: {
+                    endpoint: {
+                      type: 'string',
+                      pattern: '^https?://.+$',
+                      maxLength: 2048,
+                      description: 'An S3-compatible endpoint (MinIO, Ceph, ...); AWS S3 when empty.',
+                    },
+                    region: { type: 'string', maxLength: 64, description: 'Region of the bucket; default us-east-1.' },
+                    forcePathStyle: {
+                      type: 'boolean',
+                      description: 'Path-style addressing; default true with an endpoint, false without.',
+                    },
+                    credentialsSecretRef: {
+                      type: 'object',
+                      description:
+                        'Secret with static keys. Without it the AWS SDK default chain applies: a web identity (IRSA: spec.inference.serviceAccountName) or the node role.',
+                      required: ['name'],
+                      properties: {
+                        name: { type: 'string', minLength: 1 },
+                        accessKeyIdKey: { type: 'string', default: 'AWS_ACCESS_KEY_ID' },
+                        secretAccessKeyKey: { type: 'string', default: 'AWS_SECRET_ACCESS_KEY' },
+                      },
+                    },
+                  },
+                },
               },
+            },
+            serviceAccountName: {
+              type: 'string',
+              maxLength: 253,
+              description: 'ServiceAccount of the inference pods, e.g. one annotated for IRSA to read s3:// models.',
             },
             gpu: {
               type: 'object',

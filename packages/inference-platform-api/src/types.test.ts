@@ -24,7 +24,20 @@ const fullSpec: DeepRequired<InferencePlatformSpec> = {
     modelUrl: 's3://m/model.onnx',
     replicas: 1,
     resources: { requests: { cpu: '1' }, limits: { cpu: '2' } },
-    modelSource: { mode: 'pvc', sizeLimit: '1Gi', storageClassName: 'x', pullTimeoutSeconds: 60, loaderImage: 'l' },
+    modelSource: {
+      mode: 'pvc',
+      sizeLimit: '1Gi',
+      storageClassName: 'x',
+      pullTimeoutSeconds: 60,
+      loaderImage: 'l',
+      accessMode: 'ReadWriteOnce',
+      s3: {
+        endpoint: 'http://s3',
+        region: 'r',
+        forcePathStyle: true,
+        credentialsSecretRef: { name: 's', accessKeyIdKey: 'a', secretAccessKeyKey: 'b' },
+      },
+    },
     gpu: { count: 1, type: 't' },
     readinessProbePath: '/readyz',
     port: 8080,
@@ -32,6 +45,7 @@ const fullSpec: DeepRequired<InferencePlatformSpec> = {
     batchMaxSize: 16,
     batchMaxLatencyMs: 5,
     progressDeadlineSeconds: 600,
+    serviceAccountName: 'sa',
   },
 };
 

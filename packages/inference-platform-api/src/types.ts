@@ -46,6 +46,33 @@ export interface ModelSourceSpec {
   pullTimeoutSeconds?: number;
   /** Image of the init container that downloads the model. */
   loaderImage?: string;
+  /**
+   * Access mode of the model PVC (mode pvc). ReadWriteMany (default) lets
+   * servers spread over nodes; ReadWriteOnce suits block storage (e.g. gp2)
+   * and places every server on the node the volume is attached to.
+   */
+  accessMode?: 'ReadWriteMany' | 'ReadWriteOnce';
+  /** Where and how s3:// models are fetched. */
+  s3?: S3SourceSpec;
+}
+
+export interface S3SourceSpec {
+  /** An S3-compatible endpoint (MinIO, Ceph, ...); AWS S3 when empty. */
+  endpoint?: string;
+  region?: string;
+  /** Path-style addressing; default true with an endpoint, false without. */
+  forcePathStyle?: boolean;
+  /**
+   * A Secret with static keys. Without it the SDK's default chain applies:
+   * a web-identity token (IRSA, via spec.inference.serviceAccountName) or the node's role.
+   */
+  credentialsSecretRef?: {
+    name: string;
+    /** Default AWS_ACCESS_KEY_ID. */
+    accessKeyIdKey?: string;
+    /** Default AWS_SECRET_ACCESS_KEY. */
+    secretAccessKeyKey?: string;
+  };
 }
 
 export interface GpuSpec {
@@ -68,6 +95,8 @@ export interface InferenceSpec {
   batchMaxLatencyMs?: number;
   /** Seconds a rollout may make no progress before it counts as stalled. */
   progressDeadlineSeconds?: number;
+  /** ServiceAccount of the inference pods (e.g. one annotated for IRSA to read s3:// models). */
+  serviceAccountName?: string;
 }
 
 export interface InferencePlatformSpec {

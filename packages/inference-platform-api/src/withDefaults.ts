@@ -1,4 +1,4 @@
-import { InferencePlatformSpec } from './types';
+import { InferencePlatformSpec, S3SourceSpec } from './types';
 
 export type DefaultedSpec = {
   qdrant: Required<
@@ -6,16 +6,16 @@ export type DefaultedSpec = {
   > &
     Pick<InferencePlatformSpec['qdrant'], 'storageClassName' | 'resources' | 'apiKeySecretRef'>;
   inference: Required<
-    Omit<InferencePlatformSpec['inference'], 'resources' | 'gpu' | 'modelSource'>
+    Omit<InferencePlatformSpec['inference'], 'resources' | 'gpu' | 'modelSource' | 'serviceAccountName'>
   > &
-    Pick<InferencePlatformSpec['inference'], 'resources'> & {
+    Pick<InferencePlatformSpec['inference'], 'resources' | 'serviceAccountName'> & {
       gpu: { count: number; type?: string };
       modelSource: Required<
         Omit<
           NonNullable<InferencePlatformSpec['inference']['modelSource']>,
-          'storageClassName' | 'loaderImage'
+          'storageClassName' | 'loaderImage' | 's3' | 'accessMode'
         >
-      > & { storageClassName?: string; loaderImage: string };
+      > & { storageClassName?: string; loaderImage: string; s3?: S3SourceSpec; accessMode?: 'ReadWriteMany' | 'ReadWriteOnce' };
     };
 };
 
@@ -53,6 +53,8 @@ export function withDefaults(spec: InferencePlatformSpec): DefaultedSpec {
         storageClassName: i.modelSource?.storageClassName,
         pullTimeoutSeconds: i.modelSource?.pullTimeoutSeconds ?? 600,
         loaderImage: i.modelSource?.loaderImage ?? i.image,
+        s3: i.modelSource?.s3,
+        accessMode: i.modelSource?.accessMode,
       },
     },
   };
