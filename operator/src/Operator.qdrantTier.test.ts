@@ -1,5 +1,4 @@
 import { withDefaults } from '@cv-platform/inference-platform-api';
-import { Operator } from './Operator';
 import { qdrantStatefulSet } from './reconcile/qdrantChildren';
 import {
   api,
@@ -7,6 +6,7 @@ import {
   eventually,
   get,
   newOperator,
+  operatorsStoppedAfterEach,
   patchPlatform,
   sample,
   waitForPhase,
@@ -15,16 +15,7 @@ import {
 
 jest.setTimeout(120_000);
 
-let operators: Operator[] = [];
-async function start(op: Operator) {
-  operators.push(op);
-  await op.start();
-  return op;
-}
-afterEach(async () => {
-  await Promise.all(operators.map(o => o.stop()));
-  operators = [];
-});
+const start = operatorsStoppedAfterEach();
 
 const stsPath = (ns: string, name: string) => `/apis/apps/v1/namespaces/${ns}/statefulsets/${name}-qdrant`;
 const pdb = async (ns: string, name: string) =>

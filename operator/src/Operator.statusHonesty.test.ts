@@ -1,11 +1,11 @@
 import { UNREACHABLE_MODEL_HOST_SUFFIX } from '@cv-platform/local-cluster';
-import { Operator } from './Operator';
 import {
   condition,
   createPlatform,
   eventually,
   getPlatform,
   newOperator,
+  operatorsStoppedAfterEach,
   patchPlatform,
   sample,
   waitForPhase,
@@ -14,16 +14,7 @@ import {
 
 jest.setTimeout(120_000);
 
-let operators: Operator[] = [];
-async function start(op: Operator) {
-  operators.push(op);
-  await op.start();
-  return op;
-}
-afterEach(async () => {
-  await Promise.all(operators.map(o => o.stop()));
-  operators = [];
-});
+const start = operatorsStoppedAfterEach();
 
 const MODEL_A = 's3://models/resnet50-v2-7.onnx';
 const MODEL_B = 's3://models/resnet50-v2-8.onnx';

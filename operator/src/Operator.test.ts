@@ -1,7 +1,6 @@
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { UNREACHABLE_MODEL_HOST_SUFFIX } from '@cv-platform/local-cluster';
-import { Operator } from './Operator';
 import {
   api,
   capturingLogger,
@@ -11,6 +10,7 @@ import {
   get,
   getPlatform,
   newOperator,
+  operatorsStoppedAfterEach,
   patchPlatform,
   platformPath,
   sample,
@@ -20,15 +20,7 @@ import {
 
 jest.setTimeout(120_000);
 
-let operators: Operator[] = [];
-function start(op: Operator) {
-  operators.push(op);
-  return op.start().then(() => op);
-}
-afterEach(async () => {
-  await Promise.all(operators.map(o => o.stop()));
-  operators = [];
-});
+const start = operatorsStoppedAfterEach();
 
 const sts = (ns: string, name: string) => get(`/apis/apps/v1/namespaces/${ns}/statefulsets/${name}`);
 const deploy = (ns: string, name: string) => get(`/apis/apps/v1/namespaces/${ns}/deployments/${name}`);
@@ -337,7 +329,6 @@ describe('InferencePlatform operator', () => {
       const first = await start(newOperator(ns));
       await eventually('qdrant created', async () => (await sts(ns, 'restart-qdrant')).status === 200);
       await first.stop();
-      operators = operators.filter(o => o !== first);
       const second = await start(newOperator(ns));
       const ready = await waitForPhase(ns, 'restart', 'Ready');
       expect(ready.status.inferenceReadyReplicas).toBe(5);
@@ -365,7 +356,6 @@ describe('InferencePlatform operator', () => {
       expect(a.reconciles).toBeGreaterThan(0);
 
       await a.stop();
-      operators = operators.filter(o => o !== a);
       await eventually('b takes over', async () => b.isLeader(), 20_000);
       const lease = await get(`/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/ipf-operator`);
       expect(lease.body.spec.holderIdentity).toBe('b');

@@ -42,6 +42,23 @@ export function sample(ns: string, name = 'image-retrieval-prod'): InferencePlat
   return sampleInferencePlatform(name, ns);
 }
 
+/**
+ * For a test file: a function that starts an operator and remembers it;
+ * every operator started in a test is stopped after it.
+ */
+export function operatorsStoppedAfterEach(): (op: Operator) => Promise<Operator> {
+  let running: Operator[] = [];
+  afterEach(async () => {
+    await Promise.all(running.map(o => o.stop()));
+    running = [];
+  });
+  return async op => {
+    running.push(op);
+    await op.start();
+    return op;
+  };
+}
+
 /** An operator watching only the test's namespace, with a short cluster-info TTL. */
 export function newOperator(ns: string, extra: Partial<OperatorOptions> = {}): Operator {
   return new Operator({

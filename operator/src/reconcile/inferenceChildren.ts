@@ -184,6 +184,7 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
           ],
           volumeMounts: [{ name: 'model', mountPath: MODEL_DIR }],
           securityContext: CONTAINER_SECURITY,
+          terminationMessagePolicy: 'FallbackToLogsOnError',
         },
       ];
   const container: any = {
@@ -214,6 +215,9 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
       { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
     ],
     securityContext: CONTAINER_SECURITY,
+    // A crash without a termination message leaves the last log lines
+    // instead, which the platform's status then quotes.
+    terminationMessagePolicy: 'FallbackToLogsOnError',
   };
   if (Object.keys(resources).length) container.resources = resources;
   return {

@@ -84,6 +84,23 @@ const describeLoaded = (loaded: Record<string, number>, except?: string) =>
     .map(([url, n]) => `${url} on ${n} pod${n === 1 ? '' : 's'}`)
     .join(', ');
 
+/**
+ * A serving container that keeps crashing, with what the kubelet says of its
+ * last exit (reason, exit code and the termination message: the last log
+ * line with `terminationMessagePolicy: FallbackToLogsOnError`).
+ */
+export function crashLooping(pods: any[], container: string): string | undefined {
+  for (const pod of pods) {
+    if (pod.metadata?.deletionTimestamp) continue;
+    const s = (pod.status?.containerStatuses ?? []).find((x: any) => x.name === container);
+    if (s?.state?.waiting?.reason !== 'CrashLoopBackOff') continue;
+    const last = s.lastState?.terminated;
+    const exit = last ? ` (${last.reason ?? 'exited'}, exit code ${last.exitCode}${last.message ? `: ${String(last.message).trim().split('\n').pop()}` : ''})` : '';
+    return `pod ${pod.metadata.name}: container ${container} is crash-looping after ${s.restartCount ?? 0} restarts${exit}`;
+  }
+  return undefined;
+}
+
 function rolloutComplete(obj: any, desired: number): boolean {
   if (!obj) return false;
   const s = obj.status ?? {};
@@ -125,6 +142,7 @@ export function computeStatus(
   // Ready pods still serving another model: a rollout in progress or stuck.
   const stillServing = describeLoaded(loaded, desiredModel);
   const stalled = !!deploy && !rolloutComplete(deploy, iDesired) ? stalledRollout(deploy) : undefined;
+  const crashing = crashLooping(observed.inferencePods, 'inference');
 
   let qdrantNotReadyReason: string = Reason.QdrantPeersNotReady;
   if (qUnschedulable) qdrantNotReadyReason = Reason.PodsUnschedulable;
@@ -145,6 +163,8 @@ export function computeStatus(
     inferenceCond = iDesired === 0
       ? { type: ConditionType.InferenceReady, status: 'True', reason: Reason.ScaledToZero, message: 'scaled to zero' }
       : { type: ConditionType.InferenceReady, status: 'True', reason: Reason.InferenceAvailable, message: `${iReady}/${iDesired} inference servers ready` };
+  } else if (crashing) {
+    inferenceCond = { type: ConditionType.InferenceReady, status: 'False', reason: Reason.ContainerCrashLooping, message: crashing };
   } else if (stalled) {
     inferenceCond = {
       type: ConditionType.InferenceReady,
@@ -198,6 +218,9 @@ export function computeStatus(
       phase = qdrantRolling && deploy ? 'Loading' : 'Pending';
       message = qUnschedulable ?? (qdrantRolling ? `rolling Qdrant to ${spec.qdrant.version}` : `waiting for Qdrant: ${qReady}/${qDesired} peers ready`);
     }
+  } else if (!inferenceDone && crashing) {
+    phase = iReady > 0 ? 'Degraded' : 'Failed';
+    message = crashing;
   } else if (!inferenceDone && stalled) {
     phase = iReady > 0 ? 'Degraded' : 'Failed';
     message = `inference rollout stalled (${stalled})${iUnschedulable ? `: ${iUnschedulable}` : ''}`;

@@ -15,6 +15,7 @@ export const Reason = {
   ModelDownloadFailed: 'ModelDownloadFailed',
   ModelRollingOut: 'ModelRollingOut',
   ProgressDeadlineExceeded: 'ProgressDeadlineExceeded',
+  ContainerCrashLooping: 'ContainerCrashLooping',
   ClusterInfoAvailable: 'ClusterInfoAvailable',
   ClusterInfoUnavailable: 'ClusterInfoUnavailable',
   AllComponentsReady: 'AllComponentsReady',

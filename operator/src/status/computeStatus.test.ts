@@ -1,0 +1,57 @@
+import { sampleInferencePlatform, withDefaults } from '@cv-platform/inference-platform-api';
+import { ANNOTATION_MODEL_URL } from '../reconcile/inferenceChildren';
+import { computeStatus } from './computeStatus';
+
+const NOW = '2026-12-03T00:00:00Z';
+
+function world(pods: any[]) {
+  const p: any = sampleInferencePlatform('p', 'ns');
+  p.metadata.generation = 1;
+  p.spec.qdrant.replicas = 1;
+  p.spec.inference.replicas = 2;
+  const spec = withDefaults(p.spec);
+  const ready = pods.filter(x => x.ready).length;
+  return computeStatus(p, spec, {
+    statefulSet: { metadata: { generation: 1 }, status: { observedGeneration: 1, replicas: 1, readyReplicas: 1, updatedReplicas: 1, currentRevision: 'r', updateRevision: 'r' } },
+    deployment: { metadata: { generation: 1 }, status: { observedGeneration: 1, replicas: 2, updatedReplicas: 2, readyReplicas: ready } },
+    qdrantPods: [],
+    inferencePods: pods.map((x, i) => ({
+      metadata: { name: `p-inference-${i}`, annotations: { [ANNOTATION_MODEL_URL]: spec.inference.modelUrl } },
+      status: {
+        conditions: [{ type: 'Ready', status: x.ready ? 'True' : 'False' }],
+        containerStatuses: [x.ready ? { name: 'inference', ready: true, restartCount: 0, state: { running: {} } } : x.status],
+      },
+    })),
+  }, NOW);
+}
+
+const crashLoop = {
+  name: 'inference',
+  ready: false,
+  restartCount: 4,
+  state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 1m20s restarting failed container' } },
+  lastState: { terminated: { reason: 'Error', exitCode: 1, message: 'listening on :8080\nError: cannot open /models/model.onnx: no such file\n' } },
+};
+const inferenceCondition = (s: any) => s.conditions.find((c: any) => c.type === 'InferenceReady');
+
+describe('computeStatus with a crash-looping inference container', () => {
+  it('is Degraded while other servers answer, quoting the last exit', () => {
+    const s = world([{ ready: true }, { ready: false, status: crashLoop }]);
+    expect(s.phase).toBe('Degraded');
+    expect(s.message).toBe(
+      'pod p-inference-1: container inference is crash-looping after 4 restarts (Error, exit code 1: Error: cannot open /models/model.onnx: no such file)',
+    );
+    expect(inferenceCondition(s)).toMatchObject({ status: 'False', reason: 'ContainerCrashLooping' });
+  });
+
+  it('is Failed when no server answers, instead of Loading for ever', () => {
+    const s = world([{ ready: false, status: crashLoop }, { ready: false, status: crashLoop }]);
+    expect(s.phase).toBe('Failed');
+    expect(s.conditions!.find(c => c.type === 'Ready')).toMatchObject({ status: 'False' });
+  });
+
+  it('is Loading, not crash-looping, while a server merely starts', () => {
+    const starting = { name: 'inference', ready: false, restartCount: 0, state: { running: {} } };
+    expect(world([{ ready: true }, { ready: false, status: starting }]).phase).toBe('Loading');
+  });
+});
