@@ -92,7 +92,13 @@ describe('InferencePlatform operator', () => {
       const reasons = events.body.items
         .sort((a: any, b: any) => a.metadata.creationTimestamp.localeCompare(b.metadata.creationTimestamp))
         .map((e: any) => `${e.reason}: ${e.message}`);
-      expect(reasons).toEqual(expect.arrayContaining(['Created: Created StatefulSet image-retrieval-prod-qdrant']));
+      // The first pass's children in one Event; the Deployment, created later, in its own.
+      expect(reasons).toEqual(
+        expect.arrayContaining([
+          'Created: Created ConfigMap image-retrieval-prod-inference-config, PodDisruptionBudget image-retrieval-prod-qdrant, Service image-retrieval-prod-inference, Service image-retrieval-prod-qdrant, Service image-retrieval-prod-qdrant-headless, StatefulSet image-retrieval-prod-qdrant',
+          'Created: Created Deployment image-retrieval-prod-inference',
+        ]),
+      );
       const dep = d.metadata.creationTimestamp;
       expect(dep >= s.metadata.creationTimestamp).toBe(true);
       expect(op.reconciles).toBeGreaterThan(0);

@@ -70,13 +70,23 @@ export interface ReconcilerOptions {
 
 type Child = { obj: any; ref: ResourceRef; cache: SharedInformer };
 /** An Event to record once the pass is done: type, reason, message. */
-type PendingEvent = [EventType, string, string];
+export type PendingEvent = [EventType, string, string];
 
 const objectId = (kind: string, namespace: string | undefined, name: string) => `${kind}/${namespace}/${name}`;
 const statusId = (p: InferencePlatform) => objectId('status', p.metadata.namespace, p.metadata.name!);
 
 function hashOf(obj: unknown): string {
   return createHash('sha256').update(JSON.stringify(obj)).digest('hex').slice(0, 16);
+}
+
+/**
+ * One "Created" Event for the children a pass created, not one per child:
+ * `kubectl describe` stays readable and a new platform costs one Event, not six.
+ */
+export function foldCreated(events: PendingEvent[]): PendingEvent[] {
+  const created = events.filter(e => e[1] === 'Created').map(e => e[2].replace(/^Created /, '')).sort();
+  if (created.length < 2) return events;
+  return [['Normal', 'Created', `Created ${created.join(', ')}`], ...events.filter(e => e[1] !== 'Created')];
 }
 
 /** Same content, whatever the key order the API server returned. */
@@ -192,7 +202,7 @@ export class PlatformReconciler {
       }
       return {};
     } finally {
-      for (const e of events) void this.o.recorder.record(p, ...e);
+      for (const e of foldCreated(events)) void this.o.recorder.record(p, ...e);
     }
   }
 
