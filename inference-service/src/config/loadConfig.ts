@@ -72,6 +72,7 @@ const schema = z.object({
   MODEL_RETRY_INITIAL_MS: int(1).default(1000),
   MODEL_RETRY_MAX_MS: int(1).default(60_000),
   S3_ENDPOINT: z.string().url().optional(),
+  EXECUTION_PROVIDER: z.enum(['cpu', 'cuda']).default('cpu'),
   S3_FORCE_PATH_STYLE: boolish.optional(),
 });
 
@@ -86,6 +87,8 @@ export interface ServiceConfig {
   collection: string;
   batch: { maxSize: number; maxLatencyMs: number; maxQueue: number };
   workers: number;
+  /** onnxruntime execution provider: cuda falls back to cpu when unusable. */
+  executionProvider: 'cpu' | 'cuda';
   limits: {
     maxImageBytes: number;
     maxImagePixels: number;
@@ -172,6 +175,7 @@ export function loadConfig(
       maxQueue: c.QUEUE_MAX,
     },
     workers: c.WORKERS,
+    executionProvider: c.EXECUTION_PROVIDER,
     limits: {
       maxImageBytes: c.MAX_IMAGE_BYTES,
       maxImagePixels: c.MAX_IMAGE_PIXELS,

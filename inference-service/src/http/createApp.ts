@@ -16,7 +16,14 @@ import { parseImageRequest } from './parseImageRequest';
 export interface Readiness {
   ready: boolean;
   reasons: string[];
-  model?: { version: number; dim: number; source: string };
+  model?: {
+    version: number;
+    dim: number;
+    source: string;
+    /** Where the model runs: cuda, or cpu (with the reason when CUDA was asked for). */
+    executionProvider?: string;
+    fallbackReason?: string;
+  };
   vectorStore: string;
 }
 

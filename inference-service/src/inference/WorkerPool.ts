@@ -16,6 +16,8 @@ export interface WorkerPoolOptions {
   workers: number;
   /** onnxruntime intra-op threads per worker; 1 keeps workers from contending. */
   intraOpThreads?: number;
+  /** cuda: try onnxruntime's CUDA provider first, falling back to CPU. Default cpu. */
+  executionProvider?: 'cpu' | 'cuda';
   /**
    * Batches handed to one worker at once: one running and the rest waiting
    * in the worker's own queue, so it starts the next without waiting for
@@ -63,6 +65,7 @@ function startWorker(
     workerData: {
       modelPath: options.modelPath,
       intraOpThreads: options.intraOpThreads ?? 1,
+      executionProvider: options.executionProvider ?? 'cpu',
     },
   });
   return new Promise((resolve, reject) => {

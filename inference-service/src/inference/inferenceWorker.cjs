@@ -32,8 +32,9 @@ function describe(values) {
   );
 }
 
-async function init() {
-  session = await ort.InferenceSession.create(workerData.modelPath, {
+async function createSession(executionProviders) {
+  return ort.InferenceSession.create(workerData.modelPath, {
+    executionProviders,
     intraOpNumThreads: workerData.intraOpThreads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
@@ -46,9 +47,27 @@ async function init() {
       },
     },
   });
+}
+
+// CUDA when asked for; CPU, saying why, when the CUDA provider cannot load
+// (no driver, no GPU, libraries missing), so a GPU platform still serves.
+async function init() {
+  let executionProvider = 'cpu';
+  let fallbackReason;
+  if (workerData.executionProvider === 'cuda') {
+    try {
+      session = await createSession(['cuda']);
+      executionProvider = 'cuda';
+    } catch (err) {
+      fallbackReason = String((err && err.message) || err).split('\n')[0];
+    }
+  }
+  if (!session) session = await createSession(['cpu']);
   return {
     inputs: describe(session.inputMetadata),
     outputs: describe(session.outputMetadata),
+    executionProvider,
+    fallbackReason,
   };
 }
 

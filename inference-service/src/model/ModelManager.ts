@@ -8,6 +8,8 @@ import { fetchModel, FetchOptions } from './fetchModel';
 export interface ModelManagerOptions {
   modelUrl?: string;
   workers: number;
+  /** cuda: onnxruntime's CUDA provider, or CPU with a logged reason when it cannot load. */
+  executionProvider?: 'cpu' | 'cuda';
   batch: { maxSize: number; maxLatencyMs: number; maxQueue: number };
   preprocess: TensorPreprocess;
   size?: [number, number];
@@ -39,6 +41,15 @@ export class LoadedModel {
 
   get failure(): Error | undefined {
     return this.pool.failure;
+  }
+
+  get executionProvider(): 'cpu' | 'cuda' {
+    return this.pool.metadata.executionProvider ?? 'cpu';
+  }
+
+  /** Why CUDA was asked for and the CPU runs the model instead. */
+  get fallbackReason(): string | undefined {
+    return this.pool.metadata.fallbackReason;
   }
 
   /** Pins this version until release(), so a swap never cuts a request off. */
@@ -172,7 +183,13 @@ export class ModelManager {
         pool = await WorkerPool.create({
           modelPath: fetched.path,
           workers: options.workers,
+          executionProvider: options.executionProvider,
         });
+        if (pool.metadata.fallbackReason) {
+          options.log?.('warn', 'CUDA is not usable, running the model on the CPU', {
+            reason: pool.metadata.fallbackReason,
+          });
+        }
       } finally {
         // Each worker has read the file into its session; a download is no longer needed.
         if (fetched.temporary) fs.rmSync(fetched.path, { force: true });

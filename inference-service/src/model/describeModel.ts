@@ -9,6 +9,10 @@ export interface ValueMetadata {
 export interface ModelMetadata {
   inputs: ValueMetadata[];
   outputs: ValueMetadata[];
+  /** The onnxruntime execution provider the session runs on. */
+  executionProvider?: 'cpu' | 'cuda';
+  /** Why CUDA was asked for and CPU is used instead. */
+  fallbackReason?: string;
 }
 
 /** Everything the worker needs to feed the model and read the embedding. */

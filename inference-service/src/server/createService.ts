@@ -79,6 +79,7 @@ export function createService(
   const models = new ModelManager({
     modelUrl: config.modelUrl,
     workers: config.workers,
+    executionProvider: config.executionProvider,
     batch: config.batch,
     preprocess: config.preprocess,
     size: config.preprocess.size,
@@ -177,7 +178,13 @@ export function createService(
       ready: reasons.length === 0,
       reasons,
       model: m
-        ? { version: m.version, dim: m.spec.dim, source: m.source }
+        ? {
+            version: m.version,
+            dim: m.spec.dim,
+            source: m.source,
+            executionProvider: m.executionProvider,
+            ...(m.fallbackReason ? { fallbackReason: m.fallbackReason } : {}),
+          }
         : undefined,
       vectorStore: store.kind,
     };

@@ -39,3 +39,14 @@ describe('the model volume', () => {
     expect(rwx.deployment.spec.template.spec.affinity).toBeUndefined();
   });
 });
+
+describe('GPU platforms', () => {
+  it('ask the server for CUDA and roll one pod at a time; CPU platforms do neither', () => {
+    const gpu = platform(p => (p.spec.inference.gpu = { count: 1 })).deployment;
+    expect(env(gpu.spec.template.spec.containers[0], 'EXECUTION_PROVIDER')).toBe('cuda');
+    expect(gpu.spec.strategy.rollingUpdate).toEqual({ maxUnavailable: 1, maxSurge: 0 });
+    const cpu = platform().deployment;
+    expect(env(cpu.spec.template.spec.containers[0], 'EXECUTION_PROVIDER')).toBeUndefined();
+    expect(cpu.spec.strategy.rollingUpdate).toEqual({ maxUnavailable: 0, maxSurge: 1 });
+  });
+});

@@ -197,6 +197,9 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
       { name: 'QDRANT_COLLECTION', value: i.collection },
       { name: 'PORT', value: String(i.port) },
       { name: 'CONFIG_FILE', value: `${CONFIG_DIR}/config.json` },
+      // onnxruntime's CUDA provider for the GPUs asked for; the server falls
+      // back to the CPU (and says why in its log and /readyz) when it cannot load.
+      ...(i.gpu.count > 0 ? [{ name: 'EXECUTION_PROVIDER', value: 'cuda' }] : []),
       ...apiKeyEnv(spec),
     ],
     // Ready only once the model is loaded and Qdrant answers.
