@@ -163,9 +163,9 @@ describe('InferencePlatform operator', () => {
       await op.reconciler.reconcile(`${ns}/stale`);
       await op.reconciler.reconcile(`${ns}/stale`);
       expect({ writes: (await writes()) - before, logged }).toEqual({ writes: 0, logged: [] });
-      const events = await eventually('phase Event', async () => {
+      const events = await eventually('Created Event', async () => {
         const list = (await get(`/api/v1/namespaces/${ns}/events`)).body.items.filter(
-          (e: any) => e.involvedObject.name === 'stale' && e.reason === 'Pending',
+          (e: any) => e.involvedObject.name === 'stale' && e.reason === 'Created',
         );
         return list.length ? list : undefined;
       });

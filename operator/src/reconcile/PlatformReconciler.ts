@@ -63,6 +63,12 @@ export interface ReconcilerOptions {
   qdrantUrl?: (p: InferencePlatform) => string;
   /** How long a cluster-info answer is trusted before Qdrant is asked again. */
   clusterInfoTtlMs?: number;
+  /**
+   * Status changes that only move counts or messages (no phase, condition or
+   * generation change) are written at most this often per platform; the
+   * pass is retried to write the latest state. Default 1000 ms.
+   */
+  statusCoalesceMs?: number;
   /** Queues a platform for another pass (when a background answer arrives). */
   requeue?: (key: string) => void;
   now?: () => Date;
@@ -89,6 +95,18 @@ export function foldCreated(events: PendingEvent[]): PendingEvent[] {
   return [['Normal', 'Created', `Created ${created.join(', ')}`], ...events.filter(e => e[1] !== 'Created')];
 }
 
+/**
+ * A change someone waits for: phase, observed generation, or a condition's
+ * status or reason. Counts, messages and cluster details alone are not.
+ */
+export function significantChange(before: any, after: any): boolean {
+  if (!before) return true;
+  if (before.phase !== after.phase || before.observedGeneration !== after.observedGeneration) return true;
+  const conditions = (s: any) =>
+    JSON.stringify((s.conditions ?? []).map((c: any) => [c.type, c.status, c.reason]).sort());
+  return conditions(before) !== conditions(after);
+}
+
 /** Same content, whatever the key order the API server returned. */
 function sameStatus(a: unknown, b: unknown) {
   return isSubset(a ?? {}, b ?? {}) && isSubset(b ?? {}, a ?? {});
@@ -105,6 +123,8 @@ export class PlatformReconciler {
   private readonly qdrant: QdrantAdminClient;
   /** Applied hashes of children and written statuses the caches may not show yet. */
   private readonly lastWrites = new LastWrites<unknown>();
+  /** When each platform's status was last written (for coalescing). */
+  private readonly lastStatusWrite = new Map<string, number>();
 
   constructor(private readonly o: ReconcilerOptions) {
     this.qdrant = o.qdrant ?? new QdrantAdminClient();
@@ -122,6 +142,7 @@ export class PlatformReconciler {
     if (!p || p.metadata.deletionTimestamp) {
       // Children carry owner references; the garbage collector removes them.
       this.clusterInfo.delete(key);
+      this.lastStatusWrite.delete(key);
       return {};
     }
     const spec = withDefaults(p.spec);
@@ -192,9 +213,10 @@ export class PlatformReconciler {
         },
         (this.o.now?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z'),
       );
-      await this.writeStatus(p, status);
+      const deferMs = await this.writeStatus(p, status);
 
       if (reconcileError) throw new Error(reconcileError);
+      if (deferMs !== undefined) return { requeueAfterMs: deferMs };
       if (status.phase === 'Failed') return { requeueWithBackoff: true };
       // Look at Qdrant's cluster state again after the TTL; unchanged answers cost no writes.
       if (clusterInfo || sts?.status?.readyReplicas) {
@@ -345,11 +367,23 @@ export class PlatformReconciler {
     return this.qdrant.clusterInfo(this.o.qdrantUrl?.(p) ?? qdrantServiceUrl(p), apiKey);
   }
 
-  private async writeStatus(p: InferencePlatform, status: any) {
+  /**
+   * Writes the status if it changed. A change that only moves counts or
+   * messages is held back while the platform's last write is younger than
+   * statusCoalesceMs, so a rollout's many small steps cost one write per
+   * interval; the returned delay is when to look again.
+   */
+  private async writeStatus(p: InferencePlatform, status: any): Promise<number | undefined> {
     const id = statusId(p);
     const current = this.lastWrites.pending(id, p.metadata.resourceVersion) ?? p.status;
-    if (sameStatus(status, current)) return;
+    if (sameStatus(status, current)) return undefined;
     const prevPhase = (current as any)?.phase;
+    const key = `${p.metadata.namespace}/${p.metadata.name}`;
+    const coalesceMs = this.o.statusCoalesceMs ?? 1000;
+    const since = Date.now() - (this.lastStatusWrite.get(key) ?? 0);
+    if (!significantChange(current, status) && since < coalesceMs) return coalesceMs - since;
+    this.lastStatusWrite.set(key, Date.now());
+    if (this.lastStatusWrite.size > 100_000) this.lastStatusWrite.delete(this.lastStatusWrite.keys().next().value!);
     const written = await this.o.client.apply(
       resourcePath(Resources.inferencePlatforms, p.metadata.namespace, p.metadata.name, 'status'),
       { apiVersion: p.apiVersion, kind: p.kind, metadata: { name: p.metadata.name, namespace: p.metadata.namespace }, status },
@@ -362,12 +396,17 @@ export class PlatformReconciler {
         name: p.metadata.name,
         namespace: p.metadata.namespace,
       });
-      void this.o.recorder.record(
-        p,
-        status.phase === 'Failed' || status.phase === 'Degraded' ? 'Warning' : 'Normal',
-        status.phase,
-        status.message ?? status.phase,
-      );
+      // Events a user acts on or waits for: Ready, Failed, Degraded. The way
+      // there (Pending, Loading) is in the status and the log, not in Events.
+      if (status.phase === 'Ready' || status.phase === 'Failed' || status.phase === 'Degraded') {
+        void this.o.recorder.record(
+          p,
+          status.phase === 'Ready' ? 'Normal' : 'Warning',
+          status.phase,
+          status.message ?? status.phase,
+        );
+      }
     }
+    return undefined;
   }
 }
