@@ -266,6 +266,17 @@ async function runOnce(cluster: LocalCluster, n: number) {
   return { result, converged };
 }
 
+/** A benchmark platform for the baselines: the operator's own shape, no owner to point to. */
+function baselinePlatform(name: string, ns: string) {
+  const p = sampleInferencePlatform(name, ns);
+  p.metadata.uid = '00000000-0000-0000-0000-000000000000';
+  p.spec.qdrant.replicas = 1;
+  p.spec.qdrant.storageClassName = 'standard';
+  p.spec.inference.replicas = 1;
+  p.spec.inference.resources = { requests: { cpu: '10m', memory: '32Mi' } };
+  return p;
+}
+
 /**
  * Baseline, side by side: the same children (built by the operator's own
  * builders) applied straight to the API server with no operator, Qdrant and
@@ -283,12 +294,7 @@ async function baseline(cluster: LocalCluster, n: number) {
   await Promise.all(
     Array.from({ length: Math.min(16, n) }, async () => {
       while (next < n) {
-        const p = sampleInferencePlatform(`p${next++}`, ns);
-        p.metadata.uid = '00000000-0000-0000-0000-000000000000';
-        p.spec.qdrant.replicas = 1;
-        p.spec.qdrant.storageClassName = 'standard';
-        p.spec.inference.replicas = 1;
-        p.spec.inference.resources = { requests: { cpu: '10m', memory: '32Mi' } };
+        const p = baselinePlatform(`p${next++}`, ns);
         const spec = withDefaults(p.spec);
         for (const obj of [qdrantHeadlessService(p), qdrantClientService(p), qdrantStatefulSet(p, spec), inferenceConfigMap(p, spec), inferenceDeployment(p, spec), inferenceService(p)]) {
           // No owner to point to: these objects stand alone.
@@ -369,12 +375,7 @@ async function orderedBaseline(cluster: LocalCluster, n: number) {
   await Promise.all(
     Array.from({ length: Math.min(16, n) }, async () => {
       while (next < n) {
-        const p = sampleInferencePlatform(`p${next++}`, ns);
-        p.metadata.uid = '00000000-0000-0000-0000-000000000000';
-        p.spec.qdrant.replicas = 1;
-        p.spec.qdrant.storageClassName = 'standard';
-        p.spec.inference.replicas = 1;
-        p.spec.inference.resources = { requests: { cpu: '10m', memory: '32Mi' } };
+        const p = baselinePlatform(`p${next++}`, ns);
         const spec = withDefaults(p.spec);
         platforms.set(p.metadata.name!, p);
         for (const obj of [qdrantHeadlessService(p), qdrantClientService(p), qdrantStatefulSet(p, spec), inferenceConfigMap(p, spec), inferenceService(p)]) {
