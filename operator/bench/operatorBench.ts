@@ -113,11 +113,7 @@ async function startOperatorProcess(cluster: LocalCluster, ns: string) {
 }
 
 async function runOnce(cluster: LocalCluster, n: number) {
-  const ns = `bench-${n}-${Date.now().toString(36)}`;
-  await cluster.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  await cluster.until('default SA', async () =>
-    (await cluster.request('GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status === 200,
-  );
+  const ns = await benchNamespace(cluster, 'bench', n);
   // Warm-up: the API server initialises a CRD's storage and CEL programs on first use.
   const warm = sampleInferencePlatform('warmup', ns);
   await cluster.request('POST', `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms?dryRun=All`, warm);
@@ -176,27 +172,18 @@ async function runOnce(cluster: LocalCluster, n: number) {
   const rounds = n === 1 ? 20 : 1;
   const count = n * rounds;
   const names = Array.from({ length: count }, (_, i) => `p${i}`);
-  const createRound = async (round: string[]) => {
-    // Create with bounded concurrency, like a burst of kubectl applies.
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: Math.min(16, round.length) }, async () => {
-        while (next < round.length) {
-          const name = round[next++];
-          const p = sampleInferencePlatform(name, ns);
-          p.spec.qdrant.replicas = 1;
-          p.spec.qdrant.storageClassName = 'standard';
-          p.spec.inference.replicas = 1;
-          // Small requests: the point is the control loop, not bin packing.
-          p.spec.inference.resources = { requests: { cpu: '10m', memory: '32Mi' } };
-          const res = await cluster.request('POST', `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms`, p);
+  const limit = limiter(16);
+  const createRound = (round: string[]) =>
+    Promise.all(
+      round.map(name =>
+        limit(async () => {
+          const res = await cluster.request('POST', `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms`, benchPlatform(name, ns));
           if (res.status >= 300) throw new Error(JSON.stringify(res.body));
           // Created = accepted by the API server (the operator can only react from then on).
           created.set(name, performance.now());
-        }
-      }),
+        }),
+      ),
     );
-  };
   for (let r = 0; r < rounds - 1; r++) {
     const round = names.slice(r * n, (r + 1) * n);
     await createRound(round);
@@ -266,15 +253,48 @@ async function runOnce(cluster: LocalCluster, n: number) {
   return { result, converged };
 }
 
-/** A benchmark platform for the baselines: the operator's own shape, no owner to point to. */
-function baselinePlatform(name: string, ns: string) {
+/** A platform as the bench creates it: one peer, one server, small requests (the point is the control loop, not bin packing). */
+function benchPlatform(name: string, ns: string) {
   const p = sampleInferencePlatform(name, ns);
-  p.metadata.uid = '00000000-0000-0000-0000-000000000000';
   p.spec.qdrant.replicas = 1;
   p.spec.qdrant.storageClassName = 'standard';
   p.spec.inference.replicas = 1;
   p.spec.inference.resources = { requests: { cpu: '10m', memory: '32Mi' } };
   return p;
+}
+
+/** A fresh namespace, once its default ServiceAccount exists (pods need it). */
+async function benchNamespace(cluster: LocalCluster, prefix: string, n: number): Promise<string> {
+  const ns = `${prefix}-${n}-${Date.now().toString(36)}`;
+  await cluster.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  await cluster.until('default SA', async () =>
+    (await cluster.request('GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status === 200,
+  );
+  return ns;
+}
+
+/** Runs jobs at most `max` at a time, like a burst of kubectl applies. */
+function limiter(max: number) {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async <T>(job: () => Promise<T>): Promise<T> => {
+    if (active >= max) await new Promise<void>(r => waiting.push(r));
+    active++;
+    try {
+      return await job();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
+}
+
+/** Applies children built by the operator's builders with no platform to own them. */
+async function applyStandalone(cluster: LocalCluster, objs: any[]) {
+  for (const obj of objs) {
+    delete obj.metadata.ownerReferences;
+    await cluster.apply(obj);
+  }
 }
 
 /**
@@ -284,25 +304,17 @@ function baselinePlatform(name: string, ns: string) {
  * N platforms' workloads to Ready on this machine.
  */
 async function baseline(cluster: LocalCluster, n: number) {
-  const ns = `base-${n}-${Date.now().toString(36)}`;
-  await cluster.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  await cluster.until('default SA', async () =>
-    (await cluster.request('GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status === 200,
-  );
+  const ns = await benchNamespace(cluster, 'base', n);
   const t0 = performance.now();
-  let next = 0;
+  const limit = limiter(16);
   await Promise.all(
-    Array.from({ length: Math.min(16, n) }, async () => {
-      while (next < n) {
-        const p = baselinePlatform(`p${next++}`, ns);
+    Array.from({ length: n }, (_, i) =>
+      limit(() => {
+        const p = benchPlatform(`p${i}`, ns);
         const spec = withDefaults(p.spec);
-        for (const obj of [qdrantHeadlessService(p), qdrantClientService(p), qdrantStatefulSet(p, spec), inferenceConfigMap(p, spec), inferenceDeployment(p, spec), inferenceService(p)]) {
-          // No owner to point to: these objects stand alone.
-          delete (obj.metadata as any).ownerReferences;
-          await cluster.apply(obj);
-        }
-      }
-    }),
+        return applyStandalone(cluster, [qdrantHeadlessService(p), qdrantClientService(p), qdrantStatefulSet(p, spec), inferenceConfigMap(p, spec), inferenceDeployment(p, spec), inferenceService(p)]);
+      }),
+    ),
   );
   const readyCount = async () => {
     const [sts, dep] = await Promise.all([
@@ -330,11 +342,7 @@ async function baseline(cluster: LocalCluster, n: number) {
  * less its reconcile loop, status writes and Events.
  */
 async function orderedBaseline(cluster: LocalCluster, n: number) {
-  const ns = `ordered-${n}-${Date.now().toString(36)}`;
-  await cluster.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  await cluster.until('default SA', async () =>
-    (await cluster.request('GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status === 200,
-  );
+  const ns = await benchNamespace(cluster, 'ordered', n);
   const client = new KubeClient(loadKubeConfig({ kubeconfigPath: cluster.kubeconfigPath }));
   const statefulSets = new SharedInformer(client, Resources.statefulSets, [ns], noopLogger);
   const deployments = new SharedInformer(client, Resources.deployments, [ns], noopLogger);
@@ -344,49 +352,32 @@ async function orderedBaseline(cluster: LocalCluster, n: number) {
   await Promise.all([statefulSets.waitForSync(), deployments.waitForSync()]);
   const platforms = new Map<string, ReturnType<typeof sampleInferencePlatform>>();
   const applied = new Set<string>();
-  const pending: Array<() => Promise<void>> = [];
-  const slots = { active: 0 };
-  const run = (): void => {
-    const startOne = (job: () => Promise<void>) => {
-      slots.active++;
-      void job().finally(() => {
-        slots.active--;
-        run();
-      });
-    };
-    while (slots.active < 16 && pending.length) startOne(pending.shift()!);
-  };
+  // Deployments have their own 16 lanes, as the operator's workers do not
+  // wait for the rest of the burst to be applied.
+  const deployLimit = limiter(16);
   const applyDeployment = (name: string) => {
     const p = platforms.get(name);
     if (!p || applied.has(name)) return;
     applied.add(name);
-    const d = inferenceDeployment(p, withDefaults(p.spec));
-    delete (d.metadata as any).ownerReferences;
-    pending.push(async () => {
-      await cluster.apply(d);
-    });
-    run();
+    void deployLimit(() => applyStandalone(cluster, [inferenceDeployment(p, withDefaults(p.spec))]));
   };
   statefulSets.on((_t, s) => {
     if ((s.status?.readyReplicas ?? 0) >= 1) applyDeployment(s.metadata.name.replace(/-qdrant$/, ''));
   });
   const t0 = performance.now();
-  let next = 0;
+  const limit = limiter(16);
   await Promise.all(
-    Array.from({ length: Math.min(16, n) }, async () => {
-      while (next < n) {
-        const p = baselinePlatform(`p${next++}`, ns);
+    Array.from({ length: n }, (_, i) =>
+      limit(async () => {
+        const p = benchPlatform(`p${i}`, ns);
         const spec = withDefaults(p.spec);
         platforms.set(p.metadata.name!, p);
-        for (const obj of [qdrantHeadlessService(p), qdrantClientService(p), qdrantStatefulSet(p, spec), inferenceConfigMap(p, spec), inferenceService(p)]) {
-          delete (obj.metadata as any).ownerReferences;
-          await cluster.apply(obj);
-        }
+        await applyStandalone(cluster, [qdrantHeadlessService(p), qdrantClientService(p), qdrantStatefulSet(p, spec), inferenceConfigMap(p, spec), inferenceService(p)]);
         // A StatefulSet that was ready before its platform was recorded.
         const sts = statefulSets.get(ns, `${p.metadata.name}-qdrant`);
         if ((sts?.status?.readyReplicas ?? 0) >= 1) applyDeployment(p.metadata.name!);
-      }
-    }),
+      }),
+    ),
   );
   const readyCount = () => deployments.list(d => (d.status?.readyReplicas ?? 0) >= 1).length;
   const deadline = Date.now() + Math.max(180_000, n * 1500);

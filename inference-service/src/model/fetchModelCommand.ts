@@ -18,9 +18,12 @@ function alreadyThere(target: string, marker: string, url: string): boolean {
   }
 }
 
+/** A name beside `file` that no other loader, in this process or another, uses. */
+const tempBeside = (file: string) => `${file}.${process.pid}-${randomBytes(4).toString('hex')}`;
+
 /** Writes a file so that readers see the old content or the new, never a part. */
 async function writeAtomically(file: string, content: string) {
-  const tmp = `${file}.${process.pid}-${randomBytes(4).toString('hex')}`;
+  const tmp = tempBeside(file);
   await fs.promises.writeFile(tmp, content);
   await fs.promises.rename(tmp, file);
 }
@@ -100,7 +103,7 @@ async function download(url: string, target: string, env: NodeJS.ProcessEnv, tim
     });
     if (path.resolve(fetched.path) !== path.resolve(target)) {
       // Copy then rename: the server never sees a half-written model.
-      const tmp = `${target}.partial-${process.pid}-${randomBytes(4).toString('hex')}`;
+      const tmp = tempBeside(`${target}.partial`);
       try {
         await fs.promises.copyFile(fetched.path, tmp);
         await fs.promises.rename(tmp, target);

@@ -50,12 +50,6 @@ export function resourcePath(
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/**
- * A small JSON client over the KubeConfig's transport (certs, tokens, CA).
- * Objects stay plain JSON, exactly as the API server sends them, so the
- * operator compares and caches them without model-class conversions; writes
- * are counted, which is how tests prove that a steady state issues none.
- */
 export interface KubeClientOptions {
   /**
    * How often credentials are re-read from the kubeconfig (exec plugins,

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   InferencePlatform,
   QdrantClusterInfo,
@@ -13,6 +12,7 @@ import { stableClusterInfo } from '../qdrant/stableClusterInfo';
 import { Resources, SharedInformer } from '../runtime/SharedInformers';
 import { computeStatus } from '../status/computeStatus';
 import { isSubset } from './isSubset';
+import { shortHash } from './shortHash';
 import { Recreation, statefulSetRecreation } from './statefulSetRecreation';
 import { LastWrites } from './LastWrites';
 import { FIELD_MANAGER, LABEL_COMPONENT, names } from './labels';
@@ -82,7 +82,7 @@ const objectId = (kind: string, namespace: string | undefined, name: string) => 
 const statusId = (p: InferencePlatform) => objectId('status', p.metadata.namespace, p.metadata.name!);
 
 function hashOf(obj: unknown): string {
-  return createHash('sha256').update(JSON.stringify(obj)).digest('hex').slice(0, 16);
+  return shortHash(JSON.stringify(obj));
 }
 
 /**

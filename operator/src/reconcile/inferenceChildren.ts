@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { DefaultedSpec, InferencePlatform } from '@cv-platform/inference-platform-api';
 import { childLabels, names, ownerReference, selectorLabels } from './labels';
 import { qdrantServiceUrl } from './qdrantChildren';
+import { shortHash } from './shortHash';
 
 export const GPU_RESOURCE = 'nvidia.com/gpu';
 export const GPU_PRODUCT_LABEL = 'nvidia.com/gpu.product';
@@ -82,7 +82,7 @@ export function modelPathFor(spec: DefaultedSpec): string {
     return `${MODEL_DIR}/${url.slice('pvc://'.length).split('/').slice(1).join('/')}`;
   }
   if (spec.inference.modelSource.mode === 'pvc') {
-    return `${MODEL_DIR}/${createHash('sha256').update(url).digest('hex').slice(0, 16)}/model.onnx`;
+    return `${MODEL_DIR}/${shortHash(url)}/model.onnx`;
   }
   return MODEL_PATH;
 }
@@ -134,7 +134,7 @@ const CONTAINER_SECURITY = { allowPrivilegeEscalation: false, capabilities: { dr
 export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
   const i = spec.inference;
   const config = inferenceConfigMap(p, spec);
-  const configHash = createHash('sha256').update(config.data['config.json']).digest('hex').slice(0, 16);
+  const configHash = shortHash(config.data['config.json']);
   const fromPvc = i.modelUrl.startsWith('pvc://');
   const resources: any = {
     ...(i.resources?.requests ? { requests: { ...i.resources.requests } } : {}),

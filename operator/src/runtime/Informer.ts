@@ -278,7 +278,7 @@ export class Informer {
         const ranFor = watchStarted === undefined ? 0 : Date.now() - watchStarted;
         if (ranFor >= healthyMs) {
           backoff = 0;
-          this.watchResumes++;
+          if (!needList) this.watchResumes++;
           log.info(
             `watch of ${this.ref.kind} ended after ${Math.round(ranFor / 1000)}s (${message}); ${
               needList ? 'relisting' : `resuming from resourceVersion ${this.resourceVersion}`

@@ -77,11 +77,13 @@ function stalledRollout(deploy: any): string | undefined {
   return c?.status === 'False' && c.reason === 'ProgressDeadlineExceeded' ? c.message ?? c.reason : undefined;
 }
 
+const podWord = (n: number) => (n === 1 ? 'pod' : 'pods');
+
 const describeLoaded = (loaded: Record<string, number>, except?: string) =>
   Object.entries(loaded)
     .filter(([url]) => url !== except)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([url, n]) => `${url} on ${n} pod${n === 1 ? '' : 's'}`)
+    .map(([url, n]) => `${url} on ${n} ${podWord(n)}`)
     .join(', ');
 
 /**
@@ -141,7 +143,7 @@ export function computeStatus(
   const onDesired = loaded[desiredModel] ?? 0;
   // Ready pods still serving another model: a rollout in progress or stuck.
   const stillServing = describeLoaded(loaded, desiredModel);
-  const stalled = !!deploy && !rolloutComplete(deploy, iDesired) ? stalledRollout(deploy) : undefined;
+  const stalled = deploy && !inferenceDone ? stalledRollout(deploy) : undefined;
   const crashing = crashLooping(observed.inferencePods, 'inference');
 
   let qdrantNotReadyReason: string = Reason.QdrantPeersNotReady;
@@ -185,13 +187,13 @@ export function computeStatus(
   if (modelFailure) {
     modelCond = { type: ConditionType.ModelLoaded, status: 'False', reason: Reason.ModelDownloadFailed, message: modelFailure };
   } else if (onDesired > 0 && !stillServing) {
-    modelCond = { type: ConditionType.ModelLoaded, status: 'True', reason: Reason.ModelLoaded, message: `model ${desiredModel} loaded on ${onDesired} ready pod${onDesired === 1 ? '' : 's'}` };
+    modelCond = { type: ConditionType.ModelLoaded, status: 'True', reason: Reason.ModelLoaded, message: `model ${desiredModel} loaded on ${onDesired} ready ${podWord(onDesired)}` };
   } else if (stillServing) {
     modelCond = {
       type: ConditionType.ModelLoaded,
       status: 'False',
       reason: Reason.ModelRollingOut,
-      message: `model ${desiredModel} on ${onDesired} ready pod${onDesired === 1 ? '' : 's'}; still serving ${stillServing}`,
+      message: `model ${desiredModel} on ${onDesired} ready ${podWord(onDesired)}; still serving ${stillServing}`,
     };
   } else if (!deploy) {
     modelCond = { type: ConditionType.ModelLoaded, status: 'Unknown', reason: Reason.WaitingForQdrant, message: 'the model is loaded once inference servers start' };
@@ -221,7 +223,7 @@ export function computeStatus(
   } else if (!inferenceDone && crashing) {
     phase = iReady > 0 ? 'Degraded' : 'Failed';
     message = crashing;
-  } else if (!inferenceDone && stalled) {
+  } else if (stalled) {
     phase = iReady > 0 ? 'Degraded' : 'Failed';
     message = `inference rollout stalled (${stalled})${iUnschedulable ? `: ${iUnschedulable}` : ''}`;
   } else if (!inferenceDone) {
