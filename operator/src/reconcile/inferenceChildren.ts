@@ -21,15 +21,19 @@ function meta(p: InferencePlatform, name: string) {
   };
 }
 
+/**
+ * The server's CONFIG_FILE: keys are the environment variables its config
+ * loader knows (it refuses any other key, and exits at start).
+ */
 export function inferenceConfig(p: InferencePlatform, spec: DefaultedSpec) {
   const i = spec.inference;
   return {
-    port: i.port,
-    modelPath: modelPathFor(spec),
-    qdrantUrl: qdrantServiceUrl(p),
-    collection: i.collection,
-    batchMaxSize: i.batchMaxSize,
-    batchMaxLatencyMs: i.batchMaxLatencyMs,
+    PORT: i.port,
+    MODEL_PATH: modelPathFor(spec),
+    QDRANT_URL: qdrantServiceUrl(p),
+    QDRANT_COLLECTION: i.collection,
+    BATCH_MAX_SIZE: i.batchMaxSize,
+    BATCH_MAX_LATENCY_MS: i.batchMaxLatencyMs,
   };
 }
 
