@@ -32,7 +32,14 @@ export class QdrantTestDouble {
   private port = 0;
   private opId = 0;
 
-  constructor(private readonly options: { apiKey?: string } = {}) {}
+  constructor(
+    private readonly options: {
+      apiKey?: string;
+      /** Set when the double runs as a pod's Qdrant: it says so in `GET /`. */
+      standIn?: boolean;
+      host?: string;
+    } = {},
+  ) {}
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
@@ -65,10 +72,19 @@ export class QdrantTestDouble {
     });
     app.get('/', (_req, res) => {
       const info: Schemas['VersionInfo'] = {
-        title: 'qdrant - vector search engine (test double)',
+        title: this.options.standIn
+          ? 'qdrant - vector search engine (stand-in: the REST test double, not Qdrant)'
+          : 'qdrant - vector search engine (test double)',
         version: '1.15.0',
       };
       res.json(info);
+    });
+    // As Qdrant's health endpoints: plain text, always ready (one peer, no shards to wait for).
+    app.get('/readyz', (_req, res) => {
+      res.type('text/plain').send('all shards are ready');
+    });
+    app.get(['/healthz', '/livez'], (_req, res) => {
+      res.type('text/plain').send('healthz check passed');
     });
     app.get('/collections/:name/exists', (req, res) => {
       const result: Schemas['CollectionExistence'] = {
@@ -257,7 +273,7 @@ export class QdrantTestDouble {
 
     this.server = http.createServer(app);
     await new Promise<void>(resolve =>
-      this.server!.listen(port, '127.0.0.1', resolve),
+      this.server!.listen(port, this.options.host ?? '127.0.0.1', resolve),
     );
     this.port = (this.server.address() as AddressInfo).port;
   }

@@ -11,6 +11,20 @@ import { createPki, Pki } from './pki';
 import { freePort } from './freePort';
 import { kwokConfig } from './kwokConfig';
 import { FAKE_NODES, fakeNodeManifest } from './fakeNodes';
+import {
+  acquireHostLock,
+  assertCanHostRealPods,
+  hostNetworkLeftovers,
+  setUpHostNetwork,
+  tearDownHostNetwork,
+} from './realNode/hostNetwork';
+import {
+  REAL_NODE_NAME,
+  RealNodeProcesses,
+  cleanUpProxyRules,
+  startRealNode,
+  unmountUnder,
+} from './realNode/RealNode';
 
 export interface LocalClusterOptions {
   /** Where certs, data and logs go; a fresh temp dir by default. */
@@ -23,6 +37,16 @@ export interface LocalClusterOptions {
   readyTimeoutMs?: number;
   /** More CPU nodes beyond the standard four (benchmarks with thousands of pods). */
   extraCpuNodes?: number;
+  /**
+   * A real node (`local-node`) whose pods run as local processes, with pod
+   * networking, cluster DNS and Service ClusterIPs. Needs root and network
+   * namespaces; fails (never simulates) when the machine cannot.
+   */
+  realNode?: boolean;
+  /** KWOK's simulated nodes; default on without a real node, off with one. */
+  simulatedNodes?: boolean;
+  /** How long to wait for another run's real node to stop (one per machine). */
+  realNodeLockTimeoutMs?: number;
 }
 
 const sleep = (ms: number) => new Promise(r => setTimeout(r, ms));
@@ -96,6 +120,9 @@ export class LocalCluster {
   private pki?: Pki;
   private requester?: ApiRequester;
   private removeExitHook?: () => void;
+  private releaseHostLock?: () => void;
+  /** Set when the cluster has a real node. */
+  realNode?: RealNodeProcesses;
 
   private constructor(
     readonly workDir: string,
@@ -108,7 +135,10 @@ export class LocalCluster {
     fs.mkdirSync(workDir, { recursive: true });
     const cluster = new LocalCluster(workDir, options);
     // If this process dies without stop(), take the components with it.
-    const killAll = () => cluster.processes.forEach(p => p.kill());
+    const killAll = () => {
+      cluster.processes.forEach(p => p.kill());
+      if (cluster.releaseHostLock) cluster.cleanUpRealNode();
+    };
     process.once('exit', killAll);
     cluster.removeExitHook = () => process.removeListener('exit', killAll);
     try {
@@ -143,6 +173,12 @@ export class LocalCluster {
     const stagesDir = path.join(bin, '..', 'stages');
     const w = (...p: string[]) => path.join(this.workDir, ...p);
     fs.mkdirSync(w('logs'), { recursive: true });
+    if (this.options.realNode) {
+      assertCanHostRealPods();
+      this.releaseHostLock = await acquireHostLock(this.options.realNodeLockTimeoutMs ?? 15 * 60_000);
+      // Before any component starts: the ranges are blackholed first.
+      setUpHostNetwork();
+    }
     this.pki = createPki(w('pki'));
     const [etcdPort, etcdPeerPort, apiPort, kcmPort, schedPort, kwokPort] = await Promise.all(
       Array.from({ length: 6 }, () => freePort()),
@@ -179,6 +215,8 @@ export class LocalCluster {
       `--tls-private-key-file=${pki.servingKey}`,
       `--client-ca-file=${pki.caCert}`,
       `--token-auth-file=${pki.tokenFile}`,
+      `--kubelet-client-certificate=${pki.kubeletClientCert}`,
+      `--kubelet-client-key=${pki.kubeletClientKey}`,
       '--authorization-mode=Node,RBAC',
       // As OpenShift: setting blockOwnerDeletion takes update on the owner's
       // finalizers, so RBAC that misses it fails here too.
@@ -237,6 +275,16 @@ export class LocalCluster {
       this.waitFor(kwok, async () => (await get({ url: `http://127.0.0.1:${kwokPort}/healthz` })).status === 200),
     ]);
 
+    if (this.options.realNode) {
+      this.realNode = await startRealNode({
+        repoRoot,
+        workDir: this.workDir,
+        kubeconfig: this.kubeconfigPath,
+        caCert: pki.caCert,
+        spawn: (b, name, args) => this.spawn(b, name, args),
+      });
+      this.log(`real node ${REAL_NODE_NAME}: pods run as processes; qdrant/qdrant images run the ${this.realNode.qdrant}`);
+    }
     await this.bootstrapObjects(repoRoot);
     this.log(`control plane ready in ${((Date.now() - started) / 1000).toFixed(1)}s at ${this.server} (kubeconfig ${this.kubeconfigPath})`);
   }
@@ -336,8 +384,9 @@ export class LocalCluster {
         allowVolumeExpansion: name !== 'kwok-volume',
       });
     }
+    const simulated = this.options.simulatedNodes ?? !this.options.realNode;
     const nodes = [
-      ...FAKE_NODES,
+      ...(simulated ? FAKE_NODES : []),
       ...Array.from({ length: this.options.extraCpuNodes ?? 0 }, (_, i) => ({
         name: `kwok-cpu-x${i}`,
         zone: i % 2 ? 'zone-b' : 'zone-a',
@@ -352,11 +401,27 @@ export class LocalCluster {
       const ready = (res.body.items ?? []).filter((n: any) =>
         (n.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True'),
       );
-      return ready.length === nodes.length;
+      return ready.length === nodes.length + (this.realNode ? 1 : 0);
     });
     await this.until('default ServiceAccount', async () =>
       (await this.request('GET', '/api/v1/namespaces/default/serviceaccounts/default')).status === 200,
     );
+  }
+
+  /** Removes the real node's host state: iptables rules, network, mounts; then frees the machine's lock. */
+  private cleanUpRealNode() {
+    if (this.realNode) {
+      cleanUpProxyRules(this.realNode.proxyBin);
+      unmountUnder(this.realNode.workDir);
+    }
+    tearDownHostNetwork();
+    this.releaseHostLock?.();
+    this.releaseHostLock = undefined;
+  }
+
+  /** What the real node left on the host; empty after stop(). */
+  static realNodeLeftovers(): string[] {
+    return hostNetworkLeftovers();
   }
 
   async installCrds(dir: string) {
@@ -392,8 +457,10 @@ export class LocalCluster {
   /** Stops every component (newest first) and removes the work dir. */
   async stop(): Promise<void> {
     for (const p of [...this.processes].reverse()) {
-      await p.stop();
+      // The node agent terminates its pods first (up to 10 s grace each, in parallel).
+      await p.stop(p.name === 'node-agent' ? 40_000 : 10_000);
     }
+    if (this.releaseHostLock) this.cleanUpRealNode();
     this.removeExitHook?.();
     if (!this.options.keepWorkDir && !this.options.workDir) {
       fs.rmSync(this.workDir, { recursive: true, force: true });

@@ -5,9 +5,12 @@ import fs from 'node:fs';
 import { LocalCluster } from './LocalCluster';
 
 const usage = `usage:
-  local-cluster start [--kubeconfig-out FILE]   run until interrupted
-  local-cluster run -- COMMAND [ARGS...]          run COMMAND with KUBECONFIG set, then stop
-  local-cluster build                             only build the binaries`;
+  local-cluster start [--real-node] [--kubeconfig-out FILE]   run until interrupted
+  local-cluster run [--real-node] -- COMMAND [ARGS...]          run COMMAND with KUBECONFIG set, then stop
+  local-cluster build                                           only build the binaries
+
+  --real-node   add node local-node whose pods run for real as local processes
+                (instead of KWOK's simulated nodes); needs root`;
 
 async function main(argv: string[]) {
   const [cmd, ...rest] = argv;
@@ -20,7 +23,10 @@ async function main(argv: string[]) {
     console.error(usage);
     return 2;
   }
-  const cluster = await LocalCluster.start();
+  const sep0 = rest.indexOf('--');
+  const flags = sep0 >= 0 ? rest.slice(0, sep0) : rest;
+  const realNode = flags.includes('--real-node');
+  const cluster = await LocalCluster.start({ realNode });
   const env = {
     ...process.env,
     KUBECONFIG: cluster.kubeconfigPath,

@@ -11,6 +11,9 @@ export interface Pki {
   serviceAccountPub: string;
   tokenFile: string;
   adminToken: string;
+  /** The API server's client certificate towards kubelets (logs, port-forward). */
+  kubeletClientCert: string;
+  kubeletClientKey: string;
 }
 
 function openssl(args: string[], cwd: string) {
@@ -43,6 +46,17 @@ export function createPki(dir: string): Pki {
       '-out', 'apiserver.crt', '-days', '30', '-extfile', 'san.ext'],
     dir,
   );
+  fs.writeFileSync(path.join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
+  openssl(
+    ['req', ...ec, '-keyout', 'kubelet-client.key', '-out', 'kubelet-client.csr',
+      '-subj', '/O=system:masters/CN=kube-apiserver-kubelet-client'],
+    dir,
+  );
+  openssl(
+    ['x509', '-req', '-in', 'kubelet-client.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial',
+      '-out', 'kubelet-client.crt', '-days', '30', '-extfile', 'client.ext'],
+    dir,
+  );
   const sa = generateKeyPairSync('ec', {
     namedCurve: 'prime256v1',
     privateKeyEncoding: { type: 'sec1', format: 'pem' },
@@ -64,5 +78,7 @@ export function createPki(dir: string): Pki {
     serviceAccountPub: path.join(dir, 'sa.pub'),
     tokenFile: path.join(dir, 'tokens.csv'),
     adminToken,
+    kubeletClientCert: path.join(dir, 'kubelet-client.crt'),
+    kubeletClientKey: path.join(dir, 'kubelet-client.key'),
   };
 }
