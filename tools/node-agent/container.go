@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -61,6 +62,33 @@ func (c *container) logPath(restart int32) string {
 	return filepath.Join(c.rt.dir, "logs", c.spec.Name, fmt.Sprintf("%d.log", restart))
 }
 
+// terminationLog is the host file behind the container's terminationMessagePath.
+func (c *container) terminationLog() string {
+	return filepath.Join(c.rt.dir, "run", c.spec.Name+".termination-log")
+}
+
+// terminationMessage is what the kubelet reports of an exit: the message the
+// container wrote, else (FallbackToLogsOnError, failed) its log's tail.
+func (c *container) terminationMessage(code int, restart int32) string {
+	b, _ := os.ReadFile(c.terminationLog())
+	if len(b) > 4096 {
+		b = b[:4096]
+	}
+	if len(b) > 0 || code == 0 || c.spec.TerminationMessagePolicy != corev1.TerminationMessageFallbackToLogsOnError {
+		return string(b)
+	}
+	logs, _ := os.ReadFile(c.logPath(restart))
+	lines := strings.Split(strings.TrimRight(string(logs), "\n"), "\n")
+	if len(lines) > 80 {
+		lines = lines[len(lines)-80:]
+	}
+	msg := strings.Join(lines, "\n")
+	if len(msg) > 2048 {
+		msg = msg[len(msg)-2048:]
+	}
+	return msg
+}
+
 func (c *container) setWaiting(reason, message string) {
 	c.mu.Lock()
 	c.state = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: message}}
@@ -98,6 +126,10 @@ func (c *container) start() error {
 		return err
 	}
 	spec.Root = filepath.Join(runDir, "root-"+c.spec.Name)
+	if err := os.WriteFile(c.terminationLog(), nil, 0o666); err != nil {
+		return err
+	}
+	_ = os.Chmod(c.terminationLog(), 0o666)
 	specFile := filepath.Join(runDir, c.spec.Name+".json")
 	b, _ := json.Marshal(spec)
 	if err := os.WriteFile(specFile, b, 0o600); err != nil {
@@ -147,8 +179,11 @@ func (c *container) start() error {
 		if code != 0 {
 			reason = "Error"
 		}
+		msg := c.terminationMessage(code, restart)
 		c.mu.Lock()
-		msg := c.killing
+		if msg == "" {
+			msg = c.killing
+		}
 		c.state = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
 			ExitCode: int32(code), Signal: signal, Reason: reason, Message: msg,
 			StartedAt: now, FinishedAt: metav1.Now(), ContainerID: c.containerID(),

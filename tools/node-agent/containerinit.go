@@ -23,6 +23,9 @@ type mountSpec struct {
 	ReadOnly   bool   `json:"readOnly"`
 	Expandable bool   `json:"expandable"`
 	Recursive  bool   `json:"recursive"`
+	// Dev makes Target a fresh /dev: a tmpfs with the usual device nodes
+	// bound from the host, /dev/shm and the fd symlinks, as runtimes build it.
+	Dev bool `json:"dev,omitempty"`
 }
 
 // initSpec is what the agent tells container-init, which runs already inside
@@ -178,8 +181,43 @@ func expandMounts(in []mountSpec) []mountSpec {
 	return ms
 }
 
+var devNodes = []string{"null", "zero", "full", "random", "urandom", "tty"}
+
+func makeDev(target string) error {
+	if err := os.MkdirAll(target, 0o755); err != nil {
+		return err
+	}
+	if err := syscall.Mount("tmpfs", target, "tmpfs", syscall.MS_NOSUID|syscall.MS_NOEXEC, "mode=755,size=65536k"); err != nil {
+		return err
+	}
+	for _, d := range devNodes {
+		p := filepath.Join(target, d)
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY, 0o666)
+		if err != nil {
+			return err
+		}
+		f.Close()
+		if err := syscall.Mount("/dev/"+d, p, "", syscall.MS_BIND, ""); err != nil {
+			return err
+		}
+	}
+	for name, dest := range map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"} {
+		if err := os.Symlink(dest, filepath.Join(target, name)); err != nil {
+			return err
+		}
+	}
+	shm := filepath.Join(target, "shm")
+	if err := os.MkdirAll(shm, 0o1777); err != nil {
+		return err
+	}
+	return syscall.Mount("shm", shm, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "mode=1777,size=65536k")
+}
+
 func bindInto(root string, m mountSpec) error {
 	target := filepath.Join(root, m.Target)
+	if m.Dev {
+		return makeDev(target)
+	}
 	if m.Source == "" {
 		return os.MkdirAll(target, 0o755)
 	}

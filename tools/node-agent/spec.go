@@ -48,7 +48,7 @@ func (c *container) initSpec(img *imageConfig) (*initSpec, error) {
 		}
 	}
 	mounts = append(mounts,
-		mountSpec{Source: "/dev", Target: "/dev", Recursive: true},
+		mountSpec{Target: "/dev", Dev: true},
 		mountSpec{Source: "/proc", Target: "/proc", Recursive: true},
 		mountSpec{Source: "/sys", Target: "/sys", ReadOnly: true, Recursive: true},
 	)
@@ -60,6 +60,11 @@ func (c *container) initSpec(img *imageConfig) (*initSpec, error) {
 	for _, t := range targets {
 		mounts = append(mounts, mountSpec{Source: img.Files[t], Target: t, ReadOnly: true, Expandable: true})
 	}
+	termPath := c.spec.TerminationMessagePath
+	if termPath == "" {
+		termPath = corev1.TerminationMessagePathDefault
+	}
+	mounts = append(mounts, mountSpec{Source: c.terminationLog(), Target: filepath.Clean(termPath)})
 	for _, f := range []string{"resolv.conf", "hosts", "hostname"} {
 		mounts = append(mounts, mountSpec{Source: filepath.Join(rt.dir, "etc", f), Target: "/etc/" + f, ReadOnly: true})
 	}

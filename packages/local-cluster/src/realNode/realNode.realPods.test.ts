@@ -215,8 +215,19 @@ describe('real node', () => {
 
   it('restarts crashing containers with back-off and reports exit reasons and phases', async () => {
     await createPod('crash', { containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'echo crash-$PPID; exit 3'] }] });
-    await createPod('done', { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['true'] }] });
-    await createPod('fail', { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'exit 2'] }] });
+    await createPod('done', {
+      restartPolicy: 'Never',
+      containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'printf bye > /dev/termination-log'] }],
+    });
+    await createPod('fail', {
+      restartPolicy: 'Never',
+      containers: [{
+        name: 'c',
+        image: 'busybox',
+        command: ['sh', '-c', 'echo first; echo why-it-failed; exit 2'],
+        terminationMessagePolicy: 'FallbackToLogsOnError',
+      }],
+    });
     await createPod('init-error', {
       restartPolicy: 'Never',
       initContainers: [{ name: 'init', image: 'busybox', command: ['sh', '-c', 'echo cannot; exit 1'] }],
@@ -230,9 +241,9 @@ describe('real node', () => {
     expect(status(crash, 'c').lastState.terminated).toMatchObject({ exitCode: 3, reason: 'Error' });
     expect(await k('logs', 'crash', '-c', 'c', '--previous')).toMatch(/^crash-\d+\n$/);
     const done = await podUntil('done', 'Succeeded', x => x.status.phase === 'Succeeded');
-    expect(status(done, 'c').state.terminated).toMatchObject({ exitCode: 0, reason: 'Completed' });
+    expect(status(done, 'c').state.terminated).toMatchObject({ exitCode: 0, reason: 'Completed', message: 'bye' });
     const fail = await podUntil('fail', 'Failed', x => x.status.phase === 'Failed');
-    expect(status(fail, 'c').state.terminated).toMatchObject({ exitCode: 2, reason: 'Error' });
+    expect(status(fail, 'c').state.terminated).toMatchObject({ exitCode: 2, reason: 'Error', message: 'first\nwhy-it-failed' });
     const initError = await podUntil('init-error', 'Failed by init', x => x.status.phase === 'Failed');
     expect(status(initError, 'init').state.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
     expect(status(initError, 'c').state.waiting.reason).toBe('PodInitializing');
@@ -323,7 +334,7 @@ describe('real node', () => {
     expect(fromHost.host).toMatch(/^web-[01]$/);
   });
 
-  it('serves kubectl logs -f and port-forward through the API server', async () => {
+  it('serves kubectl logs and port-forward through the API server', async () => {
     const port = await new Promise<number>(resolve => {
       const s = net.createServer().listen(0, '127.0.0.1', () => {
         const p = (s.address() as net.AddressInfo).port;
