@@ -47,6 +47,11 @@ func (rt *podRuntime) logs(ctx context.Context, name string, opts api.ContainerL
 		running = false
 	}
 	path := c.logPath(run)
+	if _, err := os.Stat(path); err != nil && !opts.Previous && run > 0 {
+		// Waiting to restart (back-off): as the kubelet, show the last run.
+		run--
+		path, running = c.logPath(run), false
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, errdefs.NotFoundf("container %q in pod %q is waiting to start: no logs yet", name, rt.pod.Name)

@@ -60,12 +60,10 @@ export class QdrantTestDouble {
         this.options.apiKey &&
         req.header('api-key') !== this.options.apiKey
       ) {
-        res
-          .status(401)
-          .json({
-            status: { error: 'Unauthorized: invalid API key' },
-            time: 0,
-          });
+        res.status(401).json({
+          status: { error: 'Unauthorized: invalid API key' },
+          time: 0,
+        });
         return;
       }
       next();

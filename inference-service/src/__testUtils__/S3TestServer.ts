@@ -54,6 +54,7 @@ async function freePort(): Promise<number> {
 }
 
 async function waitForPort(
+  host: string,
   port: number,
   child: ChildProcess,
   log: () => string,
@@ -61,7 +62,7 @@ async function waitForPort(
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`versitygw exited: ${log()}`);
     const ok = await new Promise<boolean>(resolve => {
-      const s = net.connect(port, '127.0.0.1');
+      const s = net.connect(port, host);
       s.once('connect', () => {
         s.destroy();
         resolve(true);
@@ -82,7 +83,8 @@ export class S3TestServer {
   private child?: ChildProcess;
   private temp?: { dir: string; cleanup: () => void };
 
-  async start(): Promise<void> {
+  /** host: the address to listen on (a real node's pods reach the host at its bridge address). */
+  async start(host = '127.0.0.1'): Promise<void> {
     const bin = ensureVersitygw();
     this.temp = makeTempDir('versitygw-');
     const root = path.join(this.temp.dir, 'root');
@@ -97,7 +99,7 @@ export class S3TestServer {
         '--secret',
         this.secretAccessKey,
         '--port',
-        `127.0.0.1:${port}`,
+        `${host}:${port}`,
         '--quiet',
         'posix',
         root,
@@ -106,8 +108,8 @@ export class S3TestServer {
     );
     this.child.stdout!.on('data', d => (output += d));
     this.child.stderr!.on('data', d => (output += d));
-    await waitForPort(port, this.child, () => output);
-    this.endpoint = `http://127.0.0.1:${port}`;
+    await waitForPort(host, port, this.child, () => output);
+    this.endpoint = `http://${host}:${port}`;
   }
 
   async stop(): Promise<void> {

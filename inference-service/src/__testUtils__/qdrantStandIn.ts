@@ -17,7 +17,9 @@ const double = new QdrantTestDouble({
 double.start(port).then(
   () => {
     console.log(
-      `Qdrant stand-in (the REST test double, not Qdrant: no Raft, no persistence, one peer) listening on :${port}; ignoring args: ${process.argv.slice(2).join(' ')}`,
+      `Qdrant stand-in (the REST test double, not Qdrant: no Raft, no persistence, one peer) listening on :${port}; ignoring args: ${process.argv
+        .slice(2)
+        .join(' ')}`,
     );
   },
   err => {

@@ -4,9 +4,10 @@ import { computeStatus } from './computeStatus';
 
 const NOW = '2026-12-03T00:00:00Z';
 
-function world(pods: any[]) {
+function world(pods: any[], previousPhase?: string) {
   const p: any = sampleInferencePlatform('p', 'ns');
   p.metadata.generation = 1;
+  if (previousPhase) p.status = { phase: previousPhase };
   p.spec.qdrant.replicas = 1;
   p.spec.inference.replicas = 2;
   const spec = withDefaults(p.spec);
@@ -53,5 +54,30 @@ describe('computeStatus with a crash-looping inference container', () => {
   it('is Loading, not crash-looping, while a server merely starts', () => {
     const starting = { name: 'inference', ready: false, restartCount: 0, state: { running: {} } };
     expect(world([{ ready: true }, { ready: false, status: starting }]).phase).toBe('Loading');
+  });
+});
+
+describe('computeStatus when a serving platform loses a server', () => {
+  const restarted = {
+    name: 'inference',
+    ready: false,
+    restartCount: 1,
+    state: { running: {} },
+    lastState: { terminated: { reason: 'Error', exitCode: 137 } },
+  };
+
+  it('is Degraded, naming the pod and its last exit, not Loading', () => {
+    const s = world([{ ready: true }, { ready: false, status: restarted }], 'Ready');
+    expect(s.phase).toBe('Degraded');
+    expect(s.message).toBe('inference 1/2 ready: pod p-inference-1 running, not ready, restarted 1x (last exit: Error, exit code 137)');
+    expect(inferenceCondition(s)).toMatchObject({ status: 'False', reason: 'ServersNotReady' });
+  });
+
+  it('is Failed when it lost every server', () => {
+    expect(world([{ ready: false, status: restarted }, { ready: false, status: restarted }], 'Degraded').phase).toBe('Failed');
+  });
+
+  it('is Loading while the first servers start', () => {
+    expect(world([{ ready: true }, { ready: false, status: restarted }], 'Loading').phase).toBe('Loading');
   });
 });

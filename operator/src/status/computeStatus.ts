@@ -103,6 +103,22 @@ export function crashLooping(pods: any[], container: string): string | undefined
   return undefined;
 }
 
+/** Why each not-ready server is not ready, from what the kubelet reports. */
+export function notReadyServers(pods: any[], container: string): string {
+  const parts: string[] = [];
+  for (const pod of pods) {
+    if (pod.metadata?.deletionTimestamp) continue;
+    const ready = (pod.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
+    if (ready) continue;
+    const s = (pod.status?.containerStatuses ?? []).find((x: any) => x.name === container);
+    const last = s?.lastState?.terminated;
+    const state = s?.state?.waiting?.reason ?? (s?.state?.running ? 'running, not ready' : s?.state?.terminated?.reason ?? 'starting');
+    const restarts = s?.restartCount ? `, restarted ${s.restartCount}x${last ? ` (last exit: ${last.reason ?? 'exited'}, exit code ${last.exitCode})` : ''}` : '';
+    parts.push(`pod ${pod.metadata.name} ${state}${restarts}`);
+  }
+  return parts.join('; ');
+}
+
 function rolloutComplete(obj: any, desired: number): boolean {
   if (!obj) return false;
   const s = obj.status ?? {};
@@ -145,6 +161,16 @@ export function computeStatus(
   const stillServing = describeLoaded(loaded, desiredModel);
   const stalled = deploy && !inferenceDone ? stalledRollout(deploy) : undefined;
   const crashing = crashLooping(observed.inferencePods, 'inference');
+  // Every replica is on the current template and none is surplus, yet fewer
+  // are ready than desired, on a platform that was serving: servers were lost
+  // (a crash, a failed liveness probe, an eviction), which is not a rollout.
+  const rolledOut =
+    !!deploy &&
+    (deploy.status?.observedGeneration ?? 0) >= (deploy.metadata?.generation ?? 0) &&
+    (deploy.status?.updatedReplicas ?? 0) >= iDesired &&
+    (deploy.status?.replicas ?? 0) === iDesired;
+  const wasServing = p.status?.phase === 'Ready' || p.status?.phase === 'Degraded';
+  const lostServers = !inferenceDone && rolledOut && wasServing && iDesired > 0 ? notReadyServers(observed.inferencePods, 'inference') || 'not ready' : undefined;
 
   let qdrantNotReadyReason: string = Reason.QdrantPeersNotReady;
   if (qUnschedulable) qdrantNotReadyReason = Reason.PodsUnschedulable;
@@ -167,6 +193,8 @@ export function computeStatus(
       : { type: ConditionType.InferenceReady, status: 'True', reason: Reason.InferenceAvailable, message: `${iReady}/${iDesired} inference servers ready` };
   } else if (crashing) {
     inferenceCond = { type: ConditionType.InferenceReady, status: 'False', reason: Reason.ContainerCrashLooping, message: crashing };
+  } else if (lostServers) {
+    inferenceCond = { type: ConditionType.InferenceReady, status: 'False', reason: Reason.ServersNotReady, message: `${iReady}/${iDesired} inference servers ready: ${lostServers}` };
   } else if (stalled) {
     inferenceCond = {
       type: ConditionType.InferenceReady,
@@ -223,6 +251,9 @@ export function computeStatus(
   } else if (!inferenceDone && crashing) {
     phase = iReady > 0 ? 'Degraded' : 'Failed';
     message = crashing;
+  } else if (lostServers) {
+    phase = iReady > 0 ? 'Degraded' : 'Failed';
+    message = `inference ${iReady}/${iDesired} ready: ${lostServers}`;
   } else if (stalled) {
     phase = iReady > 0 ? 'Degraded' : 'Failed';
     message = `inference rollout stalled (${stalled})${iUnschedulable ? `: ${iUnschedulable}` : ''}`;

@@ -16,6 +16,7 @@ export const Reason = {
   ModelRollingOut: 'ModelRollingOut',
   ProgressDeadlineExceeded: 'ProgressDeadlineExceeded',
   ContainerCrashLooping: 'ContainerCrashLooping',
+  ServersNotReady: 'ServersNotReady',
   ClusterInfoAvailable: 'ClusterInfoAvailable',
   ClusterInfoUnavailable: 'ClusterInfoUnavailable',
   AllComponentsReady: 'AllComponentsReady',

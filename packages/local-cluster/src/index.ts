@@ -5,3 +5,6 @@ export { freePort } from './freePort';
 export * from './fakeNodes';
 export { UNREACHABLE_MODEL_HOST_SUFFIX } from './kwokConfig';
 export * from './testCluster';
+export { NODE_NETWORK, podNetnsName, podProcesses } from './realNode/hostNetwork';
+export { REAL_NODE_NAME } from './realNode/RealNode';
+export { qdrantBinary } from './realNode/imageMap';

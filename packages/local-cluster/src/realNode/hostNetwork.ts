@@ -1,4 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 
 /**
@@ -20,6 +21,29 @@ export const NODE_NETWORK = {
   netnsPrefix: 'cvp-',
   vethPrefix: 'cvh',
 } as const;
+
+/** The network namespace the node agent gives a pod (tools/node-agent/network.go). */
+export function podNetnsName(podUid: string): string {
+  return NODE_NETWORK.netnsPrefix + createHash('sha256').update(podUid).digest('hex').slice(0, 10);
+}
+
+/** The PIDs of a pod's processes on the real node, with their command lines. */
+export function podProcesses(podUid: string): Array<{ pid: number; cmdline: string }> {
+  const out = spawnSync('ip', ['netns', 'pids', podNetnsName(podUid)], { encoding: 'utf8' }).stdout ?? '';
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map(Number)
+    .map(pid => {
+      let cmdline = '';
+      try {
+        cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+      } catch {
+        // exited meanwhile
+      }
+      return { pid, cmdline };
+    });
+}
 
 const LOCK_DIR = '/run/cv-platform-real-node.lock';
 

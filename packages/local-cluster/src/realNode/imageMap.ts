@@ -73,7 +73,8 @@ export function imageMap(repoRoot: string, workDir: string): { images: ImageProg
     qdrant: bin ? `Qdrant binary ${bin}` : 'Qdrant stand-in (no QDRANT_BIN)',
     images: [
       { pattern: 'cv-platform/inference-service:*', ...inference },
-      { pattern: '*cv-inference:*', ...inference },
+      { pattern: '*/cv-inference:*', ...inference },
+      { pattern: 'cv-inference:*', ...inference },
       {
         pattern: 'qdrant/qdrant:*',
         entrypoint: ['./entrypoint.sh'],

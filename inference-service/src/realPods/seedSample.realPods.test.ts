@@ -1,0 +1,303 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import {
+  CreateBucketCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import {
+  InferencePlatform,
+  sampleInferencePlatform,
+} from '@cv-platform/inference-platform-api';
+import {
+  LocalCluster,
+  NODE_NETWORK,
+  ensureBinaries,
+  eventually,
+  podProcesses,
+  qdrantBinary,
+} from '@cv-platform/local-cluster';
+import { Operator, loadKubeConfig, names } from '@cv-platform/operator';
+import { S3TestServer } from '../__testUtils__/S3TestServer';
+import { ensureMobileNetV2Onnx } from '../__testUtils__/nsfwjsMobileNetV2';
+import { nearDuplicates, renderScene } from '../__testUtils__/syntheticImages';
+
+/**
+ * The seed sample on real pods: the operator's StatefulSet and Deployment run
+ * as processes on the local cluster's real node, the model-loader init
+ * container downloads from an S3-compatible server, the inference servers
+ * answer through their Service, and failures are the loader's and the
+ * kernel's own.
+ */
+jest.setTimeout(600_000);
+
+const run = promisify(execFile);
+const ns = 'seed';
+const MODEL_URL = 's3://models/mobilenet-v2.onnx';
+let cluster: LocalCluster;
+let operator: Operator;
+const s3 = new S3TestServer();
+
+const platformsPath = (name = '') =>
+  `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms${
+    name ? `/${name}` : ''
+  }`;
+
+async function platform(name: string): Promise<any> {
+  return (await cluster.request('GET', platformsPath(name))).body;
+}
+
+function waitForPhase(name: string, phase: string, timeoutMs = 300_000) {
+  return eventually(
+    `${name} ${phase}`,
+    async () => {
+      const p = await platform(name);
+      return p.status?.phase === phase &&
+        p.status?.observedGeneration === p.metadata.generation
+        ? p
+        : undefined;
+    },
+    timeoutMs,
+    500,
+  );
+}
+
+const kubectl = (...args: string[]) =>
+  run(
+    path.join(ensureBinaries(), 'kubectl'),
+    [`--kubeconfig=${cluster.kubeconfigPath}`, '-n', ns, ...args],
+    {
+      encoding: 'utf8',
+      maxBuffer: 16 << 20,
+    },
+  ).then(r => r.stdout);
+
+/** The seed sample, scaled to one machine: 1 stand-in peer (3 with a Qdrant binary), 2 servers. */
+function scaledSeed(name: string, modelUrl: string): InferencePlatform {
+  const p = sampleInferencePlatform(name, ns);
+  p.spec.qdrant.replicas = qdrantBinary() ? 3 : 1;
+  p.spec.qdrant.storageSize = '1Gi';
+  p.spec.inference.replicas = 2;
+  p.spec.inference.modelUrl = modelUrl;
+  p.spec.inference.resources = {
+    requests: { cpu: '100m', memory: '256Mi' },
+    limits: { cpu: '1', memory: '1Gi' },
+  };
+  p.spec.inference.modelSource = {
+    s3: {
+      endpoint: s3.endpoint,
+      region: 'us-east-1',
+      credentialsSecretRef: { name: 'model-store' },
+    },
+  };
+  return p;
+}
+
+async function pods(selector: string): Promise<any[]> {
+  return (
+    await cluster.request(
+      'GET',
+      `/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent(
+        selector,
+      )}`,
+    )
+  ).body.items;
+}
+
+beforeAll(async () => {
+  cluster = await LocalCluster.start({ realNode: true });
+  // Pods reach the host at the bridge address.
+  await s3.start(NODE_NETWORK.gateway);
+  const client = new S3Client({
+    region: 'us-east-1',
+    endpoint: s3.endpoint,
+    forcePathStyle: true,
+    credentials: {
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+    },
+  });
+  await client.send(new CreateBucketCommand({ Bucket: 'models' }));
+  await client.send(
+    new PutObjectCommand({
+      Bucket: 'models',
+      Key: 'mobilenet-v2.onnx',
+      Body: fs.readFileSync(await ensureMobileNetV2Onnx()),
+    }),
+  );
+  client.destroy();
+  await cluster.apply({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: ns },
+  });
+  await cluster.apply({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'model-store', namespace: ns },
+    stringData: {
+      AWS_ACCESS_KEY_ID: s3.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    },
+  });
+  await eventually(
+    'default ServiceAccount',
+    async () =>
+      (
+        await cluster.request(
+          'GET',
+          `/api/v1/namespaces/${ns}/serviceaccounts/default`,
+        )
+      ).status === 200,
+  );
+  operator = new Operator({
+    kubeConfig: loadKubeConfig({ kubeconfigPath: cluster.kubeconfigPath }),
+    namespaces: [ns],
+    workers: 2,
+  });
+  await operator.start();
+});
+
+afterAll(async () => {
+  await operator?.stop();
+  await cluster?.stop();
+  await s3.stop();
+});
+
+describe('the seed sample on real pods', () => {
+  const p = () => scaledSeed('image-retrieval-prod', MODEL_URL);
+
+  it('goes Ready for real and serves near-duplicate search through its Service', async () => {
+    const res = await cluster.request('POST', platformsPath(), p());
+    expect(res.status).toBe(201);
+    const ready = await waitForPhase('image-retrieval-prod', 'Ready');
+    expect(ready.status.model).toEqual({
+      desired: MODEL_URL,
+      loaded: { [MODEL_URL]: 2 },
+    });
+
+    const servers = await pods('app.kubernetes.io/name=inference-service');
+    expect(servers).toHaveLength(2);
+    for (const pod of servers) {
+      expect(pod.spec.nodeName).toBe('local-node');
+      const loader = pod.status.initContainerStatuses.find(
+        (s: any) => s.name === 'model-loader',
+      );
+      expect(loader.state.terminated).toMatchObject({
+        exitCode: 0,
+        reason: 'Completed',
+      });
+      expect(
+        await kubectl('logs', pod.metadata.name, '-c', 'model-loader'),
+      ).toContain('model fetched');
+    }
+    const peer0 = await kubectl('logs', `${names.qdrant(ready)}-0`);
+    if (!qdrantBinary()) expect(peer0).toContain('Qdrant stand-in');
+
+    const svc = (
+      await cluster.request(
+        'GET',
+        `/api/v1/namespaces/${ns}/services/${names.inference(ready)}`,
+      )
+    ).body;
+    const base = `http://${svc.spec.clusterIP}:${svc.spec.ports[0].port}`;
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+
+    const scenes = 20;
+    const originals = await Promise.all(
+      Array.from({ length: scenes }, (_, i) => renderScene(2000 + i)),
+    );
+    for (const [i, img] of originals.entries()) {
+      const r = await fetch(
+        `${base}/v1/index?id=scene-${i}&payload=${encodeURIComponent(
+          JSON.stringify({ scene: i }),
+        )}`,
+        {
+          method: 'POST',
+          headers: { 'Content-Type': 'image/jpeg' },
+          body: img,
+        },
+      );
+      expect(r.status).toBe(200);
+    }
+    const misses: string[] = [];
+    for (const [i, img] of originals.entries()) {
+      // Crops and rescales; not the mirror image: among 20 scenes MobileNetV2's
+      // features are not mirror-invariant enough (one flip ranks another scene first).
+      for (const query of (await nearDuplicates(img)).filter(
+        v => v.kind !== 'horizontal-flip',
+      )) {
+        const r = await fetch(`${base}/v1/search?k=1`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/octet-stream' },
+          body: query.image,
+        });
+        expect(r.status).toBe(200);
+        const top = ((await r.json()) as any).results[0];
+        if (top?.id !== `scene-${i}`)
+          misses.push(`scene-${i} (${query.kind}) -> ${top?.id}`);
+      }
+    }
+    expect(misses).toEqual([]);
+  });
+
+  it('restarts a killed inference server: restart count rises, Degraded, then Ready again', async () => {
+    const [victim] = await pods('app.kubernetes.io/name=inference-service');
+    const server = podProcesses(victim.metadata.uid).find(x =>
+      x.cmdline.includes('main.ts'),
+    );
+    expect(server).toBeDefined();
+    process.kill(server!.pid, 'SIGKILL');
+    await eventually(
+      'restart counted',
+      async () => {
+        const pod = (
+          await cluster.request(
+            'GET',
+            `/api/v1/namespaces/${ns}/pods/${victim.metadata.name}`,
+          )
+        ).body;
+        const s = pod.status.containerStatuses.find(
+          (c: any) => c.name === 'inference',
+        );
+        return s.restartCount >= 1 && s.lastState.terminated?.exitCode === 137;
+      },
+      60_000,
+    );
+    await waitForPhase('image-retrieval-prod', 'Ready');
+    const events = (
+      await cluster.request(
+        'GET',
+        `/api/v1/namespaces/${ns}/events?fieldSelector=involvedObject.name%3Dimage-retrieval-prod`,
+      )
+    ).body.items;
+    expect(events.map((e: any) => e.reason)).toContain('Degraded');
+  });
+
+  it("fails a platform whose model cannot be downloaded with the loader's reason, and recovers when fixed", async () => {
+    const broken = scaledSeed('broken-model', 's3://models/missing.onnx');
+    broken.spec.inference.replicas = 1;
+    broken.spec.qdrant.replicas = 1;
+    expect(
+      (await cluster.request('POST', platformsPath(), broken)).status,
+    ).toBe(201);
+    const failed = await waitForPhase('broken-model', 'Failed');
+    expect(failed.status.message).toMatch(/model-loader/);
+    const [pod] = await pods(
+      'app.kubernetes.io/instance=broken-model,app.kubernetes.io/name=inference-service',
+    );
+    const logs = await kubectl('logs', pod.metadata.name, '-c', 'model-loader');
+    expect(logs).toMatch(
+      /s3:\/\/models\/missing\.onnx.*(NoSuchKey|not found|404)/is,
+    );
+    await cluster.request(
+      'PATCH',
+      platformsPath('broken-model'),
+      { spec: { inference: { modelUrl: MODEL_URL } } },
+      'application/merge-patch+json',
+    );
+    await waitForPhase('broken-model', 'Ready');
+  });
+});
