@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the portal (app on :3000, backend on :7007) with the operator embedded.
-# Without KUBECONFIG it first starts the embedded local control plane and points
-# the portal at it; with KUBECONFIG set it uses that cluster instead.
+# Without KUBECONFIG it first starts the embedded local control plane with a
+# real node and the dev model store and points the portal at it; with
+# KUBECONFIG set it uses that cluster instead.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/ensure-deps.sh
@@ -10,4 +11,12 @@ if [[ -n "${KUBECONFIG:-}" ]]; then
   exec npx backstage-cli repo start
 fi
 bash tools/control-plane/build.sh >/dev/null
-exec npx tsx packages/local-cluster/src/cli.ts run -- npx backstage-cli repo start
+# Real pods by default: platforms run as processes on the real node, models
+# come from the dev model store (see README, "Real pods"). CV_DEV_SIMULATED=1
+# uses KWOK's simulated nodes instead (no root needed).
+if [[ "${CV_DEV_SIMULATED:-}" == 1 ]]; then
+  exec npx tsx packages/local-cluster/src/cli.ts run -- npx backstage-cli repo start
+fi
+bash scripts/ensure-node-tools.sh
+exec npx tsx packages/local-cluster/src/cli.ts run --real-node -- bash -c \
+  'npx tsx scripts/devModelStore.ts & store=$!; trap "kill $store" EXIT; npx backstage-cli repo start'

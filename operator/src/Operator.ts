@@ -12,7 +12,8 @@ import { InformerEventType, InformerObserver, objectKey } from './runtime/Inform
 import { Resources, SharedInformer, SharedInformerOptions, slimEvent, slimPod, slimPvc } from './runtime/SharedInformers';
 import { ANNOTATION_APPLIED_HASH, Caches, PlatformReconciler, PODS_BY_PLATFORM } from './reconcile/PlatformReconciler';
 import { LABEL_PLATFORM, MANAGED_BY } from './reconcile/labels';
-import { QdrantAdminClient } from './qdrant/QdrantAdminClient';
+import { QdrantAdminClient, directQdrantGet } from './qdrant/QdrantAdminClient';
+import { apiServerProxyGet } from './qdrant/apiServerProxyGet';
 
 export interface OperatorOptions {
   kubeConfig: KubeConfig;
@@ -32,6 +33,13 @@ export interface OperatorOptions {
   logger?: Logger;
   /** Override where a platform's Qdrant REST API is reached (tests, port-forwards). */
   qdrantUrl?: (p: InferencePlatform) => string;
+  /**
+   * How Qdrant's REST API is reached: `direct` (default: the Service's
+   * cluster DNS name, as from a pod) or `apiServerProxy` (through the API
+   * server's service proxy, for an operator outside the cluster; needs `get`
+   * on `services/proxy` in the credentials it runs with).
+   */
+  qdrantAccess?: 'direct' | 'apiServerProxy';
   clusterInfoTtlMs?: number;
   /** Re-reconcile every platform this often (level-based safety net). Default 10 min. */
   resyncPeriodMs?: number;
@@ -116,7 +124,12 @@ export class Operator {
       recorder: new EventRecorder(this.client, 'inference-platform-operator', this.logger),
       logger: this.logger,
       metrics: this.metrics,
-      qdrant: new QdrantAdminClient(),
+      qdrant: new QdrantAdminClient(
+        undefined,
+        (options.qdrantAccess ?? 'direct') === 'direct'
+          ? directQdrantGet
+          : apiServerProxyGet(this.client),
+      ),
       qdrantUrl: options.qdrantUrl,
       clusterInfoTtlMs: options.clusterInfoTtlMs,
       requeue: key => this.queue.add(key),

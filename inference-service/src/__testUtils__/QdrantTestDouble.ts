@@ -31,6 +31,8 @@ export class QdrantTestDouble {
   private server?: http.Server;
   private port = 0;
   private opId = 0;
+  /** Qdrant peer ids are random 64-bit-ish integers; this one is fixed. */
+  readonly peerId = 4066521096024102;
 
   constructor(
     private readonly options: {
@@ -76,6 +78,29 @@ export class QdrantTestDouble {
         version: '1.15.0',
       };
       res.json(info);
+    });
+    // As a one-peer Qdrant cluster answers (shape of the recorded
+    // ../shared/qdrant-api/cluster-status-3-peers.json, with one peer).
+    app.get('/cluster', (req, res) => {
+      const self = `http://${req.hostname}:6335/`;
+      this.ok(res, {
+        status: 'enabled',
+        peer_id: this.peerId,
+        peers: { [String(this.peerId)]: { uri: self } },
+        raft_info: {
+          term: 1,
+          commit: 1,
+          pending_operations: 0,
+          leader: this.peerId,
+          role: 'Leader',
+          is_voter: true,
+        },
+        consensus_thread_status: {
+          consensus_thread_status: 'working',
+          last_update: new Date().toISOString(),
+        },
+        message_send_failures: {},
+      });
     });
     // As Qdrant's health endpoints: plain text, always ready (one peer, no shards to wait for).
     app.get('/readyz', (_req, res) => {

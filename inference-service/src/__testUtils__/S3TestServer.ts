@@ -84,12 +84,12 @@ export class S3TestServer {
   private temp?: { dir: string; cleanup: () => void };
 
   /** host: the address to listen on (a real node's pods reach the host at its bridge address). */
-  async start(host = '127.0.0.1'): Promise<void> {
+  async start(host = '127.0.0.1', fixedPort?: number): Promise<void> {
     const bin = ensureVersitygw();
     this.temp = makeTempDir('versitygw-');
     const root = path.join(this.temp.dir, 'root');
     fs.mkdirSync(root);
-    const port = await freePort();
+    const port = fixedPort ?? (await freePort());
     let output = '';
     this.child = spawn(
       bin,

@@ -36,6 +36,7 @@ jest.setTimeout(600_000);
 const run = promisify(execFile);
 const ns = 'seed';
 const MODEL_URL = 's3://models/mobilenet-v2.onnx';
+const MODEL_B = 's3://models/mobilenet-v2-b.onnx';
 let cluster: LocalCluster;
 let operator: Operator;
 const s3 = new S3TestServer();
@@ -49,19 +50,25 @@ async function platform(name: string): Promise<any> {
   return (await cluster.request('GET', platformsPath(name))).body;
 }
 
-function waitForPhase(name: string, phase: string, timeoutMs = 300_000) {
-  return eventually(
-    `${name} ${phase}`,
-    async () => {
-      const p = await platform(name);
-      return p.status?.phase === phase &&
-        p.status?.observedGeneration === p.metadata.generation
-        ? p
-        : undefined;
-    },
-    timeoutMs,
-    500,
-  );
+async function waitForPhase(name: string, phase: string, timeoutMs = 300_000) {
+  let seen = '';
+  try {
+    return await eventually(
+      `${name} ${phase}`,
+      async () => {
+        const p = await platform(name);
+        seen = `${p.status?.phase} (generation ${p.metadata.generation}, observed ${p.status?.observedGeneration}): ${p.status?.message}`;
+        return p.status?.phase === phase &&
+          p.status?.observedGeneration === p.metadata.generation
+          ? p
+          : undefined;
+      },
+      timeoutMs,
+      500,
+    );
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; last seen ${seen}`);
+  }
 }
 
 const kubectl = (...args: string[]) =>
@@ -95,6 +102,20 @@ function scaledSeed(name: string, modelUrl: string): InferencePlatform {
   return p;
 }
 
+async function patchPlatform(name: string, patch: unknown) {
+  const res = await cluster.request(
+    'PATCH',
+    platformsPath(name),
+    patch,
+    'application/merge-patch+json',
+  );
+  if (res.status >= 300)
+    throw new Error(`patch failed: ${JSON.stringify(res.body)}`);
+}
+
+const condition = (p: any, type: string) =>
+  (p.status?.conditions ?? []).find((c: any) => c.type === type);
+
 async function pods(selector: string): Promise<any[]> {
   return (
     await cluster.request(
@@ -120,13 +141,16 @@ beforeAll(async () => {
     },
   });
   await client.send(new CreateBucketCommand({ Bucket: 'models' }));
-  await client.send(
-    new PutObjectCommand({
-      Bucket: 'models',
-      Key: 'mobilenet-v2.onnx',
-      Body: fs.readFileSync(await ensureMobileNetV2Onnx()),
-    }),
-  );
+  // Two keys, two "versions" of the model: what a model update changes is the URL.
+  for (const key of ['mobilenet-v2.onnx', 'mobilenet-v2-b.onnx']) {
+    await client.send(
+      new PutObjectCommand({
+        Bucket: 'models',
+        Key: key,
+        Body: fs.readFileSync(await ensureMobileNetV2Onnx()),
+      }),
+    );
+  }
   client.destroy();
   await cluster.apply({
     apiVersion: 'v1',
@@ -156,6 +180,9 @@ beforeAll(async () => {
     kubeConfig: loadKubeConfig({ kubeconfigPath: cluster.kubeconfigPath }),
     namespaces: [ns],
     workers: 2,
+    // The operator runs on the host, outside the cluster: Qdrant through the API server.
+    qdrantAccess: 'apiServerProxy',
+    clusterInfoTtlMs: 2000,
   });
   await operator.start();
 });
@@ -277,6 +304,39 @@ describe('the seed sample on real pods', () => {
     expect(events.map((e: any) => e.reason)).toContain('Degraded');
   });
 
+  it('reports the model per version: a model that cannot load leaves the old one serving, Degraded; a good one rolls out', async () => {
+    const missing = 's3://models/missing-v2.onnx';
+    await patchPlatform('image-retrieval-prod', {
+      spec: { inference: { modelUrl: missing } },
+    });
+    const degraded = await waitForPhase('image-retrieval-prod', 'Degraded');
+    expect(degraded.status.model).toEqual({
+      desired: missing,
+      loaded: { [MODEL_URL]: 2 },
+    });
+    expect(condition(degraded, 'ModelLoaded')).toMatchObject({
+      status: 'False',
+      reason: 'ModelDownloadFailed',
+    });
+    expect(degraded.status.message).toMatch(
+      /model-loader failed .*; still serving s3:\/\/models\/mobilenet-v2\.onnx on 2 pods/,
+    );
+    expect(condition(degraded, 'Ready')).toMatchObject({ status: 'False' });
+
+    await patchPlatform('image-retrieval-prod', {
+      spec: { inference: { modelUrl: MODEL_B } },
+    });
+    const fixed = await waitForPhase('image-retrieval-prod', 'Ready');
+    expect(fixed.status.model).toEqual({
+      desired: MODEL_B,
+      loaded: { [MODEL_B]: 2 },
+    });
+    expect(condition(fixed, 'ModelLoaded')).toMatchObject({
+      status: 'True',
+      message: `model ${MODEL_B} loaded on 2 ready pods`,
+    });
+  });
+
   it("fails a platform whose model cannot be downloaded with the loader's reason, and recovers when fixed", async () => {
     const broken = scaledSeed('broken-model', 's3://models/missing.onnx');
     broken.spec.inference.replicas = 1;
@@ -285,7 +345,14 @@ describe('the seed sample on real pods', () => {
       (await cluster.request('POST', platformsPath(), broken)).status,
     ).toBe(201);
     const failed = await waitForPhase('broken-model', 'Failed');
-    expect(failed.status.message).toMatch(/model-loader/);
+    expect(condition(failed, 'ModelLoaded')).toMatchObject({
+      status: 'False',
+      reason: 'ModelDownloadFailed',
+    });
+    // The loader's own words, from its real exit (FallbackToLogsOnError).
+    expect(failed.status.message).toMatch(
+      /model-loader failed \(CrashLoopBackOff\): .*model download failed.*missing\.onnx/,
+    );
     const [pod] = await pods(
       'app.kubernetes.io/instance=broken-model,app.kubernetes.io/name=inference-service',
     );
@@ -293,12 +360,9 @@ describe('the seed sample on real pods', () => {
     expect(logs).toMatch(
       /s3:\/\/models\/missing\.onnx.*(NoSuchKey|not found|404)/is,
     );
-    await cluster.request(
-      'PATCH',
-      platformsPath('broken-model'),
-      { spec: { inference: { modelUrl: MODEL_URL } } },
-      'application/merge-patch+json',
-    );
+    await patchPlatform('broken-model', {
+      spec: { inference: { modelUrl: MODEL_URL } },
+    });
     await waitForPhase('broken-model', 'Ready');
   });
 });

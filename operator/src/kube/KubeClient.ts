@@ -179,6 +179,7 @@ export class KubeClient {
     body?: unknown,
     contentType = 'application/json',
     signal?: AbortSignal,
+    extraHeaders: Record<string, string> = {},
   ): Promise<T> {
     this.requests++;
     if (WRITE_METHODS.has(method)) this.writes++;
@@ -189,8 +190,8 @@ export class KubeClient {
       method,
       path,
       payload !== undefined
-        ? { 'Content-Type': contentType, 'Content-Length': String(Buffer.byteLength(payload)) }
-        : {},
+        ? { ...extraHeaders, 'Content-Type': contentType, 'Content-Length': String(Buffer.byteLength(payload)) }
+        : extraHeaders,
     );
     return new Promise<T>((resolve, reject) => {
       const req = mod.request({ ...opts, signal, timeout: 30_000 }, res => {

@@ -21,23 +21,40 @@ interface ClusterResponse {
   time: number;
 }
 
+/** One GET against Qdrant's REST API: the answer's status and parsed body. */
+export type QdrantGet = (url: string, headers: Record<string, string>, timeoutMs: number) => Promise<{ status: number; body: any }>;
+
+/** Straight to the Service's address: an operator running inside the cluster. */
+export const directQdrantGet: QdrantGet = async (url, headers, timeoutMs) => {
+  const res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // plain-text answers (health endpoints, some errors)
+  }
+  return { status: res.status, body };
+};
+
 /**
  * Reads cluster membership and Raft state from Qdrant's REST API. Failures
  * are answers, not exceptions: the caller records them in status.
  */
 export class QdrantAdminClient {
-  constructor(private readonly timeoutMs = 2000) {}
+  constructor(
+    private readonly timeoutMs = 2000,
+    private readonly get: QdrantGet = directQdrantGet,
+  ) {}
 
   async clusterInfo(baseUrl: string, apiKey?: string): Promise<QdrantClusterInfo> {
     try {
-      const res = await fetch(`${baseUrl.replace(/\/$/, '')}/cluster`, {
-        headers: apiKey ? { 'api-key': apiKey } : {},
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      if (!res.ok) {
-        return { reachable: false, message: `GET /cluster answered ${res.status} ${res.statusText}` };
+      const res = await this.get(`${baseUrl.replace(/\/$/, '')}/cluster`, apiKey ? { 'api-key': apiKey } : {}, this.timeoutMs);
+      if (res.status < 200 || res.status >= 300) {
+        const why = typeof res.body === 'string' ? res.body : res.body?.status?.error ?? res.body?.message ?? '';
+        return { reachable: false, message: `GET /cluster answered ${res.status}${why ? `: ${String(why).slice(0, 200)}` : ''}` };
       }
-      const body = (await res.json()) as ClusterResponse;
+      const body = res.body as ClusterResponse;
       if (body.result.status === 'disabled') {
         return { reachable: true, peers: [], message: 'cluster mode disabled (single peer)' };
       }

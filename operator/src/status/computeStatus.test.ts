@@ -1,6 +1,6 @@
 import { sampleInferencePlatform, withDefaults } from '@cv-platform/inference-platform-api';
 import { ANNOTATION_MODEL_URL } from '../reconcile/inferenceChildren';
-import { computeStatus } from './computeStatus';
+import { computeStatus, lastLogLine } from './computeStatus';
 
 const NOW = '2026-12-03T00:00:00Z';
 
@@ -79,5 +79,15 @@ describe('computeStatus when a serving platform loses a server', () => {
 
   it('is Loading while the first servers start', () => {
     expect(world([{ ready: true }, { ready: false, status: restarted }], 'Loading').phase).toBe('Loading');
+  });
+});
+
+describe('lastLogLine', () => {
+  it('keeps the last line a person needs, and reads the service\'s JSON log lines', () => {
+    expect(lastLogLine('starting\nError: no such file\n')).toBe('Error: no such file');
+    expect(
+      lastLogLine('{"level":"info","msg":"fetching"}\n{"level":"error","msg":"model download failed","error":"s3://m/x.onnx: NoSuchKey (HTTP 404)"}'),
+    ).toBe('model download failed: s3://m/x.onnx: NoSuchKey (HTTP 404)');
+    expect(lastLogLine('')).toBeUndefined();
   });
 });

@@ -41,6 +41,22 @@ export function unschedulableMessage(pods: any[]): string | undefined {
 }
 
 /** The model loader's failure on any pod running the current model URL. */
+/**
+ * The line a person needs from a termination message: its last non-empty
+ * line, and of a JSON log line (the service logs JSON) its message and error.
+ */
+export function lastLogLine(message: string | undefined): string | undefined {
+  const line = String(message ?? '').trim().split('\n').map(l => l.trim()).filter(Boolean).pop();
+  if (!line) return undefined;
+  try {
+    const j = JSON.parse(line);
+    if (j && typeof j === 'object' && typeof j.msg === 'string') return j.error ? `${j.msg}: ${j.error}` : j.msg;
+  } catch {
+    // plain text
+  }
+  return line;
+}
+
 export function modelLoadFailure(pods: any[], modelUrl: string): string | undefined {
   for (const pod of pods) {
     if (pod.metadata?.annotations?.[ANNOTATION_MODEL_URL] !== modelUrl) continue;
@@ -50,7 +66,7 @@ export function modelLoadFailure(pods: any[], modelUrl: string): string | undefi
     const waiting = s.state?.waiting;
     const failedExit = terminated && terminated.exitCode !== 0;
     if (failedExit || (waiting && INIT_FAILURE_REASONS.has(waiting.reason))) {
-      const detail = terminated?.message ?? waiting?.message ?? terminated?.reason ?? waiting?.reason;
+      const detail = lastLogLine(terminated?.message) ?? waiting?.message ?? terminated?.reason ?? waiting?.reason;
       return `pod ${pod.metadata.name}: ${MODEL_LOADER} failed (${waiting?.reason ?? terminated?.reason}): ${detail}`;
     }
   }
@@ -97,7 +113,8 @@ export function crashLooping(pods: any[], container: string): string | undefined
     const s = (pod.status?.containerStatuses ?? []).find((x: any) => x.name === container);
     if (s?.state?.waiting?.reason !== 'CrashLoopBackOff') continue;
     const last = s.lastState?.terminated;
-    const exit = last ? ` (${last.reason ?? 'exited'}, exit code ${last.exitCode}${last.message ? `: ${String(last.message).trim().split('\n').pop()}` : ''})` : '';
+    const why = lastLogLine(last?.message);
+    const exit = last ? ` (${last.reason ?? 'exited'}, exit code ${last.exitCode}${why ? `: ${why}` : ''})` : '';
     return `pod ${pod.metadata.name}: container ${container} is crash-looping after ${s.restartCount ?? 0} restarts${exit}`;
   }
   return undefined;

@@ -3,7 +3,6 @@ export type { LocalClusterOptions } from './LocalCluster';
 export { ApiRequester } from './ApiRequester';
 export { freePort } from './freePort';
 export * from './fakeNodes';
-export { UNREACHABLE_MODEL_HOST_SUFFIX } from './kwokConfig';
 export * from './testCluster';
 export { NODE_NETWORK, podNetnsName, podProcesses } from './realNode/hostNetwork';
 export { REAL_NODE_NAME } from './realNode/RealNode';

@@ -419,17 +419,24 @@ describe('inference-platform:create', () => {
         namespaces: [ns],
         workers: 2,
       });
+      // A quota that forbids StatefulSets: the operator's apply is refused
+      // and the platform fails with the API server's reason.
+      await api.apply({
+        apiVersion: 'v1',
+        kind: 'ResourceQuota',
+        metadata: { name: 'no-statefulsets', namespace: ns },
+        spec: { hard: { 'count/statefulsets.apps': '0' } },
+      });
       await operator.start();
       try {
         const input = validInput(ns);
-        input.inference.modelUrl = 'http://models.invalid/resnet.onnx';
         const { promise, outputs } = run(
           { ...input, waitForReady: true, timeoutSeconds: 60 },
           { failedGraceMs: 500 },
         );
         await expect(promise).rejects.toThrow(
           new RegExp(
-            `InferencePlatform ${ns}/vision was created but did not become Ready: the platform failed: .*model download failed`,
+            `InferencePlatform ${ns}/vision was created but did not become Ready: the platform failed: .*exceeded quota`,
           ),
         );
         expect(outputs().created).toBe(true);
