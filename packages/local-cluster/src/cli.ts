@@ -54,8 +54,16 @@ async function main(argv: string[]) {
     console.error(usage);
     return 2;
   }
-  const child = spawn(command[0], command.slice(1), { stdio: 'inherit', env });
-  const forward = (sig: NodeJS.Signals) => child.kill(sig);
+  // Its own process group, so that a signal reaches everything it started
+  // (a shell's background jobs and foreground children alike), as Ctrl-C would.
+  const child = spawn(command[0], command.slice(1), { stdio: ['ignore', 'inherit', 'inherit'], env, detached: true });
+  const forward = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, sig);
+    } catch {
+      // already gone
+    }
+  };
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);
   const code = await new Promise<number>(resolve =>
