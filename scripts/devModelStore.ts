@@ -7,11 +7,6 @@
  * default namespace with its keys. Runs until interrupted.
  */
 import fs from 'node:fs';
-import {
-  CreateBucketCommand,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
 import { ApiRequester, NODE_NETWORK } from '@cv-platform/local-cluster';
 import { S3TestServer } from '../inference-service/src/__testUtils__/S3TestServer';
 import { ensureMobileNetV2Onnx } from '../inference-service/src/__testUtils__/nsfwjsMobileNetV2';
@@ -29,25 +24,9 @@ async function main() {
   const stop = () => s3.stop().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
-  const client = new S3Client({
-    region: 'us-east-1',
-    endpoint: s3.endpoint,
-    forcePathStyle: true,
-    credentials: {
-      accessKeyId: s3.accessKeyId,
-      secretAccessKey: s3.secretAccessKey,
-    },
+  await s3.putObjects('models', {
+    'mobilenet-v2.onnx': fs.readFileSync(await ensureMobileNetV2Onnx()),
   });
-  await client.send(new CreateBucketCommand({ Bucket: 'models' }));
-  const model = await ensureMobileNetV2Onnx();
-  await client.send(
-    new PutObjectCommand({
-      Bucket: 'models',
-      Key: 'mobilenet-v2.onnx',
-      Body: fs.readFileSync(model),
-    }),
-  );
-  client.destroy();
   const api = ApiRequester.fromKubeconfig(kubeconfig);
   await api.apply({
     apiVersion: 'v1',

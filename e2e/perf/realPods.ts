@@ -15,11 +15,6 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
-import {
-  CreateBucketCommand,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
 import { sampleInferencePlatform } from '@cv-platform/inference-platform-api';
 import {
   ApiRequester,
@@ -61,12 +56,29 @@ const pct = (xs: number[], p: number) =>
     Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))
   ];
 
+/** A namespace whose default ServiceAccount exists (pods can be created). */
+async function readyNamespace(api: ApiRequester, ns: string) {
+  await api.apply({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: ns },
+  });
+  await eventually('ServiceAccount', async () => {
+    const res = await api.request(
+      'GET',
+      `/api/v1/namespaces/${ns}/serviceaccounts/default`,
+    );
+    return res.status === 200;
+  });
+}
+
 async function sleepers(
   api: ApiRequester,
   ns: string,
   n: number,
   nodeName?: string,
 ) {
+  await readyNamespace(api, ns);
   for (let i = 0; i < n; i++) {
     await api.apply({
       apiVersion: 'v1',
@@ -128,21 +140,7 @@ async function applyToReady(
   const memory: number[] = [];
   for (let r = 0; r < runsWanted; r++) {
     const ns = `bench-${label}-${r}`;
-    await api.apply({
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name: ns },
-    });
-    await eventually(
-      'ServiceAccount',
-      async () =>
-        (
-          await api.request(
-            'GET',
-            `/api/v1/namespaces/${ns}/serviceaccounts/default`,
-          )
-        ).status === 200,
-    );
+    await readyNamespace(api, ns);
     const p = sampleInferencePlatform('seed', ns);
     p.spec.qdrant.replicas = 1;
     p.spec.qdrant.storageSize = '1Gi';
@@ -220,21 +218,6 @@ async function main() {
   const simRun = await applyToReady(sim, undefined, runs, 'sim');
   const kwok = sim.processes.find(p => p.name === 'kwok')!;
   const kwokIdle = await measure(kwok.pid!, 20);
-  await sim.apply({
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: 'sleepers' },
-  });
-  await eventually(
-    'ServiceAccount',
-    async () =>
-      (
-        await sim.request(
-          'GET',
-          '/api/v1/namespaces/sleepers/serviceaccounts/default',
-        )
-      ).status === 200,
-  );
   await sleepers(sim.api, 'sleepers', 20, 'kwok-cpu-a1');
   const kwok20 = await measure(kwok.pid!, 30);
   await sim.stop();
@@ -242,42 +225,12 @@ async function main() {
   const real = await LocalCluster.start({ realNode: true });
   const s3 = new S3TestServer();
   await s3.start(NODE_NETWORK.gateway);
-  const client = new S3Client({
-    region: 'us-east-1',
-    endpoint: s3.endpoint,
-    forcePathStyle: true,
-    credentials: {
-      accessKeyId: s3.accessKeyId,
-      secretAccessKey: s3.secretAccessKey,
-    },
+  await s3.putObjects('models', {
+    'mobilenet-v2.onnx': fs.readFileSync(model),
   });
-  await client.send(new CreateBucketCommand({ Bucket: 'models' }));
-  await client.send(
-    new PutObjectCommand({
-      Bucket: 'models',
-      Key: 'mobilenet-v2.onnx',
-      Body: fs.readFileSync(model),
-    }),
-  );
-  client.destroy();
   const agent = real.processes.find(p => p.name === 'node-agent')!;
   const agentIdle = await measure(agent.pid!, 20);
   const realRun = await applyToReady(real, s3, runs, 'real');
-  await real.apply({
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: 'sleepers' },
-  });
-  await eventually(
-    'ServiceAccount',
-    async () =>
-      (
-        await real.request(
-          'GET',
-          '/api/v1/namespaces/sleepers/serviceaccounts/default',
-        )
-      ).status === 200,
-  );
   await sleepers(real.api, 'sleepers', 20);
   const agent20 = await measure(agent.pid!, 30);
   await real.stop();

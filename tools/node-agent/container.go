@@ -200,10 +200,10 @@ func (c *container) start() error {
 	return nil
 }
 
-// runToCompletion runs an init container until it succeeds (true), restarting
-// it with backoff unless the pod's policy is Never.
-func (c *container) runToCompletion() bool {
-	backoff := time.Duration(0)
+// runOnce starts the process (retrying, as the kubelet does, while it cannot
+// be created: image, configuration) and waits for it to end; false when the
+// pod is being stopped.
+func (c *container) runOnce() (*corev1.ContainerStateTerminated, bool) {
 	for {
 		if err := c.start(); err != nil {
 			var se *startError
@@ -214,7 +214,7 @@ func (c *container) runToCompletion() bool {
 				c.setWaiting("CreateContainerError", err.Error())
 			}
 			if !c.sleep(3 * time.Second) {
-				return false
+				return nil, false
 			}
 			continue
 		}
@@ -225,12 +225,25 @@ func (c *container) runToCompletion() bool {
 		case <-exited:
 		case <-c.rt.ctx.Done():
 			<-exited
-			return false
+			return nil, false
 		}
 		c.mu.Lock()
-		code := c.state.Terminated.ExitCode
+		t := c.state.Terminated
 		c.mu.Unlock()
-		if code == 0 {
+		return t, true
+	}
+}
+
+// runToCompletion runs an init container until it succeeds (true), restarting
+// it with backoff unless the pod's policy is Never.
+func (c *container) runToCompletion() bool {
+	backoff := time.Duration(0)
+	for {
+		t, ok := c.runOnce()
+		if !ok {
+			return false
+		}
+		if t.ExitCode == 0 {
 			return true
 		}
 		if c.rt.restartPolicy() == corev1.RestartPolicyNever {
@@ -293,31 +306,10 @@ func (c *container) supervise() {
 	}
 	backoff := time.Duration(-1)
 	for {
-		if err := c.start(); err != nil {
-			var se *startError
-			if errors.As(err, &se) {
-				c.setWaiting(se.reason, se.message)
-				c.rt.event(corev1.EventTypeWarning, "Failed", "Error: %s", se.message)
-			} else {
-				c.setWaiting("CreateContainerError", err.Error())
-			}
-			if !c.sleep(3 * time.Second) {
-				return
-			}
-			continue
-		}
-		c.mu.Lock()
-		exited := c.exited
-		c.mu.Unlock()
-		select {
-		case <-exited:
-		case <-c.rt.ctx.Done():
-			<-exited
+		t, ok := c.runOnce()
+		if !ok {
 			return
 		}
-		c.mu.Lock()
-		t := c.state.Terminated
-		c.mu.Unlock()
 		if policy == corev1.RestartPolicyNever || (policy == corev1.RestartPolicyOnFailure && t.ExitCode == 0) {
 			return
 		}

@@ -1,3 +1,8 @@
+import {
+  CreateBucketCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -110,6 +115,32 @@ export class S3TestServer {
     this.child.stderr!.on('data', d => (output += d));
     await waitForPort(host, port, this.child, () => output);
     this.endpoint = `http://${host}:${port}`;
+  }
+
+  /** Creates a bucket holding these objects (key -> bytes), as the server's own client. */
+  async putObjects(
+    bucket: string,
+    objects: Record<string, Buffer>,
+  ): Promise<void> {
+    const client = new S3Client({
+      region: 'us-east-1',
+      endpoint: this.endpoint,
+      forcePathStyle: true,
+      credentials: {
+        accessKeyId: this.accessKeyId,
+        secretAccessKey: this.secretAccessKey,
+      },
+    });
+    try {
+      await client.send(new CreateBucketCommand({ Bucket: bucket }));
+      for (const [key, body] of Object.entries(objects)) {
+        await client.send(
+          new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }),
+        );
+      }
+    } finally {
+      client.destroy();
+    }
   }
 
   async stop(): Promise<void> {

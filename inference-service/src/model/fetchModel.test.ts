@@ -1,8 +1,3 @@
-import {
-  CreateBucketCommand,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
 import fs from 'node:fs';
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
@@ -101,24 +96,7 @@ describe('fetchModel', () => {
       process.env.AWS_ACCESS_KEY_ID = s3.accessKeyId;
       process.env.AWS_SECRET_ACCESS_KEY = s3.secretAccessKey;
       process.env.AWS_REGION = 'us-east-1';
-      const client = new S3Client({
-        region: 'us-east-1',
-        endpoint: s3.endpoint,
-        forcePathStyle: true,
-        credentials: {
-          accessKeyId: s3.accessKeyId,
-          secretAccessKey: s3.secretAccessKey,
-        },
-      });
-      await client.send(new CreateBucketCommand({ Bucket: 'models' }));
-      await client.send(
-        new PutObjectCommand({
-          Bucket: 'models',
-          Key: 'mobilenet/v3/model.onnx',
-          Body: bytes,
-        }),
-      );
-      client.destroy();
+      await s3.putObjects('models', { 'mobilenet/v3/model.onnx': bytes });
     }, 600_000);
     afterAll(async () => {
       process.env = savedEnv;

@@ -15,7 +15,8 @@ describe('fetch-model (the init container command)', () => {
     server = http.createServer((req, res) => {
       requests++;
       if (req.url === '/model.onnx') res.end(Buffer.from('onnx-bytes'));
-      else if (req.url?.startsWith('/slow.onnx')) setTimeout(() => res.end(Buffer.from(`slow-bytes ${req.url}`)), 400);
+      else if (req.url?.startsWith('/slow.onnx'))
+        setTimeout(() => res.end(Buffer.from(`slow-bytes ${req.url}`)), 400);
       else {
         res.statusCode = 404;
         res.end();
@@ -32,12 +33,18 @@ describe('fetch-model (the init container command)', () => {
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('downloads MODEL_URL to MODEL_PATH once, and again for a new URL', async () => {
-    const env = { MODEL_URL: `${base}/model.onnx`, MODEL_PATH: path.join(dir, 'model.onnx') };
+    const env = {
+      MODEL_URL: `${base}/model.onnx`,
+      MODEL_PATH: path.join(dir, 'model.onnx'),
+    };
     expect(await fetchModelCommand(env)).toBe(env.MODEL_PATH);
     expect(fs.readFileSync(env.MODEL_PATH, 'utf8')).toBe('onnx-bytes');
     await fetchModelCommand(env);
     expect(requests).toBe(1);
-    await fetchModelCommand({ ...env, MODEL_URL: `${base}/model.onnx?v=2` }).catch(() => undefined);
+    await fetchModelCommand({
+      ...env,
+      MODEL_URL: `${base}/model.onnx?v=2`,
+    }).catch(() => undefined);
     expect(requests).toBe(2);
   });
 
@@ -50,31 +57,68 @@ describe('fetch-model (the init container command)', () => {
   });
 
   it('fails clearly for a missing model or a missing MODEL_URL', async () => {
-    await expect(fetchModelCommand({ MODEL_URL: `${base}/nope.onnx`, MODEL_PATH: path.join(dir, 'm.onnx') })).rejects.toThrow(/404/);
-    await expect(fetchModelCommand({})).rejects.toThrow(/MODEL_URL is required/);
+    await expect(
+      fetchModelCommand({
+        MODEL_URL: `${base}/nope.onnx`,
+        MODEL_PATH: path.join(dir, 'm.onnx'),
+      }),
+    ).rejects.toThrow(/404/);
+    await expect(fetchModelCommand({})).rejects.toThrow(
+      /MODEL_URL is required/,
+    );
     expect(fs.existsSync(path.join(dir, 'm.onnx'))).toBe(false);
   });
 
   it('lets one of several loaders sharing a volume download; the others wait and find the model', async () => {
-    const env = { MODEL_URL: `${base}/slow.onnx`, MODEL_PATH: path.join(dir, 'v1', 'model.onnx') };
-    const results = await Promise.all([1, 2, 3, 4].map(() => fetchModelCommand(env)));
-    expect(results).toEqual([env.MODEL_PATH, env.MODEL_PATH, env.MODEL_PATH, env.MODEL_PATH]);
+    const env = {
+      MODEL_URL: `${base}/slow.onnx`,
+      MODEL_PATH: path.join(dir, 'v1', 'model.onnx'),
+    };
+    const results = await Promise.all(
+      [1, 2, 3, 4].map(() => fetchModelCommand(env)),
+    );
+    expect(results).toEqual([
+      env.MODEL_PATH,
+      env.MODEL_PATH,
+      env.MODEL_PATH,
+      env.MODEL_PATH,
+    ]);
     expect(requests).toBe(1);
-    expect(fs.readFileSync(env.MODEL_PATH, 'utf8')).toBe('slow-bytes /slow.onnx');
+    expect(fs.readFileSync(env.MODEL_PATH, 'utf8')).toBe(
+      'slow-bytes /slow.onnx',
+    );
     // Nothing half-written or locked is left beside it.
-    expect(fs.readdirSync(path.join(dir, 'v1')).sort()).toEqual(['model.onnx', 'model.onnx.source']);
+    expect(fs.readdirSync(path.join(dir, 'v1')).sort()).toEqual([
+      'model.onnx',
+      'model.onnx.source',
+    ]);
   });
 
   it('runs two loaders as separate processes at once: one download', async () => {
-    const env = { ...process.env, MODEL_URL: `${base}/slow.onnx?p`, MODEL_PATH: path.join(dir, 'p', 'model.onnx') };
+    const env = {
+      ...process.env,
+      MODEL_URL: `${base}/slow.onnx?p`,
+      MODEL_PATH: path.join(dir, 'p', 'model.onnx'),
+    };
     const run = () =>
       new Promise<number | null>(resolve => {
-        const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../main.ts'), 'fetch-model'], { env, stdio: 'ignore' });
+        const child = spawn(
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            path.resolve(__dirname, '../main.ts'),
+            'fetch-model',
+          ],
+          { env, stdio: 'ignore' },
+        );
         child.on('exit', resolve);
       });
     expect(await Promise.all([run(), run()])).toEqual([0, 0]);
     expect(requests).toBe(1);
-    expect(fs.readFileSync(env.MODEL_PATH, 'utf8')).toBe('slow-bytes /slow.onnx?p');
+    expect(fs.readFileSync(env.MODEL_PATH, 'utf8')).toBe(
+      'slow-bytes /slow.onnx?p',
+    );
   });
 
   it('takes over the lock of a loader that died', async () => {
@@ -83,7 +127,10 @@ describe('fetch-model (the init container command)', () => {
     fs.writeFileSync(`${target}.lock`, '');
     const old = new Date(Date.now() - 60_000);
     fs.utimesSync(`${target}.lock`, old, old);
-    await fetchModelCommand({ MODEL_URL: `${base}/model.onnx`, MODEL_PATH: target });
+    await fetchModelCommand({
+      MODEL_URL: `${base}/model.onnx`,
+      MODEL_PATH: target,
+    });
     expect(fs.readFileSync(target, 'utf8')).toBe('onnx-bytes');
     expect(fs.existsSync(`${target}.lock`)).toBe(false);
   });
@@ -93,8 +140,14 @@ describe('fetch-model (the init container command)', () => {
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.writeFileSync(`${target}.lock`, '');
     await expect(
-      fetchModelCommand({ MODEL_URL: `${base}/model.onnx`, MODEL_PATH: target, PULL_TIMEOUT_SECONDS: '1' }),
-    ).rejects.toThrow(/timed out after 1 s waiting for another loader .*model\.onnx\.lock/);
+      fetchModelCommand({
+        MODEL_URL: `${base}/model.onnx`,
+        MODEL_PATH: target,
+        PULL_TIMEOUT_SECONDS: '1',
+      }),
+    ).rejects.toThrow(
+      /timed out after 1 s waiting for another loader .*model\.onnx\.lock/,
+    );
     expect(requests).toBe(0);
   });
 });

@@ -2,8 +2,10 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { sampleInferencePlatform, withDefaults } from '@cv-platform/inference-platform-api';
+import {
+  sampleInferencePlatform,
+  withDefaults,
+} from '@cv-platform/inference-platform-api';
 import { inferenceDeployment } from '@cv-platform/operator';
 import { S3TestServer } from '../__testUtils__/S3TestServer';
 
@@ -22,15 +24,7 @@ describe("the operator's model-loader against an S3-compatible server", () => {
   beforeAll(async () => {
     await s3.start();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loader-'));
-    const client = new S3Client({
-      region: 'us-east-1',
-      endpoint: s3.endpoint,
-      forcePathStyle: true,
-      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-    });
-    await client.send(new CreateBucketCommand({ Bucket: 'models' }));
-    await client.send(new PutObjectCommand({ Bucket: 'models', Key: 'resnet/model.onnx', Body: bytes }));
-    client.destroy();
+    await s3.putObjects('models', { 'resnet/model.onnx': bytes });
   });
   afterAll(async () => {
     await s3.stop();
@@ -46,63 +40,118 @@ describe("the operator's model-loader against an S3-compatible server", () => {
   };
 
   /** Runs the init container's command with its env; secrets: name -> data. */
-  function runLoader(deployment: any, secrets: Record<string, Record<string, string>>, modelPath: string) {
+  function runLoader(
+    deployment: any,
+    secrets: Record<string, Record<string, string>>,
+    modelPath: string,
+  ) {
     const loader = deployment.spec.template.spec.initContainers[0];
-    const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: os.homedir() };
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '',
+      HOME: os.homedir(),
+    };
     for (const e of loader.env) {
       const ref = e.valueFrom?.secretKeyRef;
       const value = ref ? secrets[ref.name]?.[ref.key] : e.value;
       // The kubelet refuses to start a container whose secret key is missing.
-      if (value === undefined) throw new Error(`CreateContainerConfigError: secret key ${ref?.name}/${ref?.key} not found`);
+      if (value === undefined)
+        throw new Error(
+          `CreateContainerConfigError: secret key ${ref?.name}/${ref?.key} not found`,
+        );
       env[e.name] = value;
     }
     env.MODEL_PATH = modelPath;
     expect(loader.args).toEqual(['fetch-model']);
-    const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../main.ts'), ...loader.args], { env });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.resolve(__dirname, '../main.ts'),
+        ...loader.args,
+      ],
+      { env },
+    );
     let output = '';
     child.stdout.on('data', d => (output += d));
     child.stderr.on('data', d => (output += d));
-    return new Promise<{ code: number | null; output: string }>(resolve => child.on('exit', code => resolve({ code, output })));
+    return new Promise<{ code: number | null; output: string }>(resolve =>
+      child.on('exit', code => resolve({ code, output })),
+    );
   }
 
   it('downloads with the keys of the referenced Secret from the configured endpoint', async () => {
     const deployment = platform(p => {
-      p.spec.inference.modelSource = { s3: { endpoint: s3.endpoint, region: 'us-east-1', credentialsSecretRef: { name: 'model-store' } } };
+      p.spec.inference.modelSource = {
+        s3: {
+          endpoint: s3.endpoint,
+          region: 'us-east-1',
+          credentialsSecretRef: { name: 'model-store' },
+        },
+      };
     });
     const target = path.join(dir, 'ok', 'model.onnx');
     const { code, output } = await runLoader(
       deployment,
-      { 'model-store': { AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.secretAccessKey } },
+      {
+        'model-store': {
+          AWS_ACCESS_KEY_ID: s3.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
+        },
+      },
       target,
     );
-    expect({ code, output: code === 0 ? '' : output }).toEqual({ code: 0, output: '' });
+    expect({ code, output: code === 0 ? '' : output }).toEqual({
+      code: 0,
+      output: '',
+    });
     expect(fs.readFileSync(target)).toEqual(bytes);
   });
 
   it('takes the key names the Secret uses', async () => {
     const deployment = platform(p => {
       p.spec.inference.modelSource = {
-        s3: { endpoint: s3.endpoint, credentialsSecretRef: { name: 'minio', accessKeyIdKey: 'accesskey', secretAccessKeyKey: 'secretkey' } },
+        s3: {
+          endpoint: s3.endpoint,
+          credentialsSecretRef: {
+            name: 'minio',
+            accessKeyIdKey: 'accesskey',
+            secretAccessKeyKey: 'secretkey',
+          },
+        },
       };
     });
     const target = path.join(dir, 'named', 'model.onnx');
-    const { code } = await runLoader(deployment, { minio: { accesskey: s3.accessKeyId, secretkey: s3.secretAccessKey } }, target);
+    const { code } = await runLoader(
+      deployment,
+      { minio: { accesskey: s3.accessKeyId, secretkey: s3.secretAccessKey } },
+      target,
+    );
     expect(code).toBe(0);
     expect(fs.readFileSync(target)).toEqual(bytes);
   });
 
-  it('fails with the storage\'s reason when the keys are wrong, leaving no model behind', async () => {
+  it("fails with the storage's reason when the keys are wrong, leaving no model behind", async () => {
     const deployment = platform(p => {
-      p.spec.inference.modelSource = { s3: { endpoint: s3.endpoint, credentialsSecretRef: { name: 'wrong' } } };
+      p.spec.inference.modelSource = {
+        s3: { endpoint: s3.endpoint, credentialsSecretRef: { name: 'wrong' } },
+      };
     });
     const target = path.join(dir, 'denied', 'model.onnx');
     const { code, output } = await runLoader(
       deployment,
-      { wrong: { AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: 'not-the-secret' } },
+      {
+        wrong: {
+          AWS_ACCESS_KEY_ID: s3.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: 'not-the-secret',
+        },
+      },
       target,
     );
     expect(code).not.toBe(0);
-    expect(output).toMatch(/s3:\/\/models\/resnet\/model\.onnx.*(SignatureDoesNotMatch|AccessDenied|403)/s);
+    expect(output).toMatch(
+      /s3:\/\/models\/resnet\/model\.onnx.*(SignatureDoesNotMatch|AccessDenied|403)/s,
+    );
     expect(fs.existsSync(target)).toBe(false);
   });
 
@@ -118,6 +167,8 @@ describe("the operator's model-loader against an S3-compatible server", () => {
     expect(names).not.toContain('AWS_ACCESS_KEY_ID');
     expect(names).not.toContain('AWS_SECRET_ACCESS_KEY');
     // Keys never reach the serving container.
-    expect(pod.containers[0].env.map((e: any) => e.name)).not.toContain('AWS_SECRET_ACCESS_KEY');
+    expect(pod.containers[0].env.map((e: any) => e.name)).not.toContain(
+      'AWS_SECRET_ACCESS_KEY',
+    );
   });
 });

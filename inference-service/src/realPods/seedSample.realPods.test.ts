@@ -3,11 +3,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import {
-  CreateBucketCommand,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
-import {
   InferencePlatform,
   sampleInferencePlatform,
 } from '@cv-platform/inference-platform-api';
@@ -131,27 +126,12 @@ beforeAll(async () => {
   cluster = await LocalCluster.start({ realNode: true });
   // Pods reach the host at the bridge address.
   await s3.start(NODE_NETWORK.gateway);
-  const client = new S3Client({
-    region: 'us-east-1',
-    endpoint: s3.endpoint,
-    forcePathStyle: true,
-    credentials: {
-      accessKeyId: s3.accessKeyId,
-      secretAccessKey: s3.secretAccessKey,
-    },
-  });
-  await client.send(new CreateBucketCommand({ Bucket: 'models' }));
   // Two keys, two "versions" of the model: what a model update changes is the URL.
-  for (const key of ['mobilenet-v2.onnx', 'mobilenet-v2-b.onnx']) {
-    await client.send(
-      new PutObjectCommand({
-        Bucket: 'models',
-        Key: key,
-        Body: fs.readFileSync(await ensureMobileNetV2Onnx()),
-      }),
-    );
-  }
-  client.destroy();
+  const model = fs.readFileSync(await ensureMobileNetV2Onnx());
+  await s3.putObjects('models', {
+    'mobilenet-v2.onnx': model,
+    'mobilenet-v2-b.onnx': model,
+  });
   await cluster.apply({
     apiVersion: 'v1',
     kind: 'Namespace',
@@ -356,10 +336,23 @@ describe('the seed sample on real pods', () => {
     const [pod] = await pods(
       'app.kubernetes.io/instance=broken-model,app.kubernetes.io/name=inference-service',
     );
-    const logs = await kubectl('logs', pod.metadata.name, '-c', 'model-loader');
-    expect(logs).toMatch(
-      /s3:\/\/models\/missing\.onnx.*(NoSuchKey|not found|404)/is,
-    );
+    // The loader keeps retrying: a run that just started has not logged yet,
+    // the one before it has.
+    const why = /s3:\/\/models\/missing\.onnx.*(NoSuchKey|not found|404)/is;
+    const logs = await eventually('the loader says why', async () => {
+      for (const previous of [[], ['--previous']]) {
+        const out = await kubectl(
+          'logs',
+          pod.metadata.name,
+          '-c',
+          'model-loader',
+          ...previous,
+        ).catch(() => '');
+        if (why.test(out)) return out;
+      }
+      return undefined;
+    });
+    expect(logs).toMatch(why);
     await patchPlatform('broken-model', {
       spec: { inference: { modelUrl: MODEL_URL } },
     });

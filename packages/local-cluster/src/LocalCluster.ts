@@ -168,13 +168,14 @@ export class LocalCluster {
 
   private async boot() {
     const started = Date.now();
+    // Say so at once, before building or starting anything.
+    if (this.options.realNode) assertCanHostRealPods();
     const repoRoot = findRepoRoot();
     const bin = ensureBinaries(repoRoot);
     const stagesDir = path.join(bin, '..', 'stages');
     const w = (...p: string[]) => path.join(this.workDir, ...p);
     fs.mkdirSync(w('logs'), { recursive: true });
     if (this.options.realNode) {
-      assertCanHostRealPods();
       this.releaseHostLock = await acquireHostLock(this.options.realNodeLockTimeoutMs ?? 15 * 60_000);
       // Before any component starts: the ranges are blackholed first.
       setUpHostNetwork();

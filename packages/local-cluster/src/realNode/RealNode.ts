@@ -10,11 +10,16 @@ export const REAL_NODE_NAME = 'local-node';
 
 /** Builds (or reuses from the cache) the node agent and kube-proxy; returns their directory. */
 export function ensureNodeBinaries(repoRoot: string): string {
-  const result = spawnSync('bash', [path.join(repoRoot, 'tools/node-agent/build.sh')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    encoding: 'utf8',
-  });
-  if (result.status !== 0) throw new Error(`building the real node failed (exit ${result.status})`);
+  const result = spawnSync(
+    'bash',
+    [path.join(repoRoot, 'tools/node-agent/build.sh')],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      encoding: 'utf8',
+    },
+  );
+  if (result.status !== 0)
+    throw new Error(`building the real node failed (exit ${result.status})`);
   const lines = result.stdout.trim().split('\n');
   return lines[lines.length - 1];
 }
@@ -49,11 +54,17 @@ export async function startRealNode(opts: {
   const map = imageMap(opts.repoRoot, workDir);
   const mapFile = path.join(workDir, 'image-map.json');
   fs.writeFileSync(mapFile, JSON.stringify({ images: map.images }, null, 2));
-  const [kubeletPort, proxyMetrics, proxyHealth] = await Promise.all([freePort(), freePort(), freePort()]);
+  const [kubeletPort, proxyMetrics, proxyHealth] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
   const agent = opts.spawn(bin, 'node-agent', [
     `--kubeconfig=${opts.kubeconfig}`,
     `--node-name=${REAL_NODE_NAME}`,
-    `--listen=127.0.0.1:${kubeletPort}`,
+    // The node's address is the host's side of the bridge: the API server
+    // refuses to proxy (stats, /proxy) to a loopback node address.
+    `--listen=${n.gateway}:${kubeletPort}`,
     `--client-ca=${opts.caCert}`,
     `--work-dir=${workDir}`,
     `--image-map=${mapFile}`,
@@ -79,12 +90,21 @@ export async function startRealNode(opts: {
     `--metrics-bind-address=127.0.0.1:${proxyMetrics}`,
     `--healthz-bind-address=127.0.0.1:${proxyHealth}`,
   ]);
-  return { agent, proxy, kubeletPort, qdrant: map.qdrant, workDir, proxyBin: path.join(bin, 'kube-proxy') };
+  return {
+    agent,
+    proxy,
+    kubeletPort,
+    qdrant: map.qdrant,
+    workDir,
+    proxyBin: path.join(bin, 'kube-proxy'),
+  };
 }
 
 /** kube-proxy leaves its chains behind when stopped; its own cleanup mode removes them. */
 export function cleanUpProxyRules(proxyBin: string): void {
-  spawnSync(proxyBin, ['--cleanup', '--proxy-mode=iptables'], { stdio: 'ignore' });
+  spawnSync(proxyBin, ['--cleanup', '--proxy-mode=iptables'], {
+    stdio: 'ignore',
+  });
 }
 
 /** Unmounts whatever is still mounted under dir (a killed agent's Memory emptyDirs). */

@@ -24,12 +24,20 @@ export const NODE_NETWORK = {
 
 /** The network namespace the node agent gives a pod (tools/node-agent/network.go). */
 export function podNetnsName(podUid: string): string {
-  return NODE_NETWORK.netnsPrefix + createHash('sha256').update(podUid).digest('hex').slice(0, 10);
+  return (
+    NODE_NETWORK.netnsPrefix +
+    createHash('sha256').update(podUid).digest('hex').slice(0, 10)
+  );
 }
 
 /** The PIDs of a pod's processes on the real node, with their command lines. */
-export function podProcesses(podUid: string): Array<{ pid: number; cmdline: string }> {
-  const out = spawnSync('ip', ['netns', 'pids', podNetnsName(podUid)], { encoding: 'utf8' }).stdout ?? '';
+export function podProcesses(
+  podUid: string,
+): Array<{ pid: number; cmdline: string }> {
+  const out =
+    spawnSync('ip', ['netns', 'pids', podNetnsName(podUid)], {
+      encoding: 'utf8',
+    }).stdout ?? '';
   return out
     .split('\n')
     .filter(Boolean)
@@ -37,7 +45,11 @@ export function podProcesses(podUid: string): Array<{ pid: number; cmdline: stri
     .map(pid => {
       let cmdline = '';
       try {
-        cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+        cmdline = fs
+          .readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+          .split('\0')
+          .join(' ')
+          .trim();
       } catch {
         // exited meanwhile
       }
@@ -48,7 +60,10 @@ export function podProcesses(podUid: string): Array<{ pid: number; cmdline: stri
 const LOCK_DIR = '/run/cv-platform-real-node.lock';
 
 function run(cmd: string, args: string[]): string {
-  return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return execFileSync(cmd, args, {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 function tryRun(cmd: string, args: string[]): boolean {
@@ -62,9 +77,11 @@ function tryRun(cmd: string, args: string[]): boolean {
  */
 export function assertCanHostRealPods(): void {
   const missing: string[] = [];
-  if (process.getuid?.() !== 0) missing.push('root (network namespaces, mounts and iptables need it)');
+  if (process.getuid?.() !== 0)
+    missing.push('root (network namespaces, mounts and iptables need it)');
   for (const tool of ['ip', 'iptables', 'iptables-restore', 'nsenter']) {
-    if (!tryRun('sh', ['-c', `command -v ${tool}`])) missing.push(`the ${tool} command`);
+    if (!tryRun('sh', ['-c', `command -v ${tool}`]))
+      missing.push(`the ${tool} command`);
   }
   if (missing.length === 0) {
     const probe = `cvprobe-${process.pid}`;
@@ -76,7 +93,9 @@ export function assertCanHostRealPods(): void {
     }
   }
   if (missing.length > 0) {
-    throw new Error(`this machine cannot run real pods; it lacks: ${missing.join('; ')}`);
+    throw new Error(
+      `this machine cannot run real pods; it lacks: ${missing.join('; ')}`,
+    );
   }
 }
 
@@ -114,7 +133,11 @@ export async function acquireHostLock(timeoutMs: number): Promise<() => void> {
         continue;
       }
       if (Date.now() > deadline) {
-        throw new Error(`another real node (pid ${holder}) has held ${LOCK_DIR} for ${timeoutMs / 1000}s`);
+        throw new Error(
+          `another real node (pid ${holder}) has held ${LOCK_DIR} for ${
+            timeoutMs / 1000
+          }s`,
+        );
       }
       await new Promise(r => setTimeout(r, 1000));
     }
@@ -125,7 +148,8 @@ export async function acquireHostLock(timeoutMs: number): Promise<() => void> {
 export function setUpHostNetwork(): void {
   const n = NODE_NETWORK;
   tearDownHostNetwork();
-  for (const range of [n.podRange, n.serviceRange]) run('ip', ['route', 'add', 'blackhole', range, 'metric', '4000']);
+  for (const range of [n.podRange, n.serviceRange])
+    run('ip', ['route', 'add', 'blackhole', range, 'metric', '4000']);
   run('ip', ['link', 'add', n.bridge, 'type', 'bridge']);
   run('ip', ['addr', 'add', `${n.gateway}/24`, 'dev', n.bridge]);
   run('ip', ['link', 'set', n.bridge, 'up']);
@@ -135,16 +159,37 @@ export function setUpHostNetwork(): void {
   // The host reaches ClusterIPs through kube-proxy's DNAT, which only runs
   // once a route exists: the Service range leads onto the bridge (ahead of
   // its blackhole), so an address no rule claims dies there unanswered.
-  run('ip', ['route', 'add', n.serviceRange, 'dev', n.bridge, 'src', n.gateway, 'metric', '10']);
+  run('ip', [
+    'route',
+    'add',
+    n.serviceRange,
+    'dev',
+    n.bridge,
+    'src',
+    n.gateway,
+    'metric',
+    '10',
+  ]);
   run('iptables', ['-w', '-N', n.forwardChain]);
-  run('iptables', ['-w', '-A', n.forwardChain, '-i', n.bridge, '-o', n.bridge, '-j', 'ACCEPT']);
+  run('iptables', [
+    '-w',
+    '-A',
+    n.forwardChain,
+    '-i',
+    n.bridge,
+    '-o',
+    n.bridge,
+    '-j',
+    'ACCEPT',
+  ]);
   run('iptables', ['-w', '-A', n.forwardChain, '-i', n.bridge, '-j', 'DROP']);
   run('iptables', ['-w', '-A', n.forwardChain, '-o', n.bridge, '-j', 'DROP']);
   run('iptables', ['-w', '-I', 'FORWARD', '1', '-j', n.forwardChain]);
 }
 
 function links(prefix: string): string[] {
-  const out = spawnSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' }).stdout ?? '';
+  const out =
+    spawnSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' }).stdout ?? '';
   return out
     .split('\n')
     .map(l => l.split(':')[1]?.trim().split('@')[0])
@@ -152,7 +197,8 @@ function links(prefix: string): string[] {
 }
 
 function namespaces(): string[] {
-  const out = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout ?? '';
+  const out =
+    spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout ?? '';
   return out
     .split('\n')
     .map(l => l.split(' ')[0])
@@ -164,7 +210,9 @@ export function tearDownHostNetwork(): void {
   const n = NODE_NETWORK;
   for (const ns of namespaces()) {
     // A pod's processes outlive a killed agent; they are found by namespace.
-    const pids = (spawnSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' }).stdout ?? '')
+    const pids = (
+      spawnSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' }).stdout ?? ''
+    )
       .split('\n')
       .map(Number)
       .filter(pid => pid > 1 && pid !== process.pid);
@@ -206,16 +254,26 @@ export function hostNetworkLeftovers(): string[] {
   left.push(...namespaces().map(ns => `netns ${ns}`));
   left.push(...links(n.vethPrefix).map(l => `link ${l}`));
   if (links(n.bridge).length) left.push(`bridge ${n.bridge}`);
-  const routes = spawnSync('ip', ['route', 'show', 'type', 'blackhole'], { encoding: 'utf8' }).stdout ?? '';
-  for (const range of [n.podRange, n.serviceRange]) if (routes.includes(range)) left.push(`route blackhole ${range}`);
-  const rules = spawnSync('iptables-save', [], { encoding: 'utf8' }).stdout ?? '';
+  const routes =
+    spawnSync('ip', ['route', 'show', 'type', 'blackhole'], {
+      encoding: 'utf8',
+    }).stdout ?? '';
+  for (const range of [n.podRange, n.serviceRange])
+    if (routes.includes(range)) left.push(`route blackhole ${range}`);
+  const rules =
+    spawnSync('iptables-save', [], { encoding: 'utf8' }).stdout ?? '';
   for (const line of rules.split('\n')) {
-    if (/^:(KUBE-|CV-NODE)/.test(line) || /-j (KUBE-|CV-NODE)/.test(line)) left.push(`iptables ${line}`);
+    if (/^:(KUBE-|CV-NODE)/.test(line) || /-j (KUBE-|CV-NODE)/.test(line))
+      left.push(`iptables ${line}`);
   }
   const mounts = fs.readFileSync('/proc/self/mountinfo', 'utf8');
   for (const line of mounts.split('\n')) {
     const mountPoint = line.split(' ')[4];
-    if (mountPoint?.includes('/cv-local-cluster-') || mountPoint?.includes('/run/netns/cvp-')) left.push(`mount ${mountPoint}`);
+    if (
+      mountPoint?.includes('/cv-local-cluster-') ||
+      mountPoint?.includes('/run/netns/cvp-')
+    )
+      left.push(`mount ${mountPoint}`);
   }
   return left;
 }

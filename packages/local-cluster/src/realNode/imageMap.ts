@@ -16,14 +16,21 @@ export interface ImageProgram {
 
 /** Where a locally built Qdrant binary is looked for when QDRANT_BIN is not set. */
 export function defaultQdrantBin(): string {
-  const cache = process.env.CV_PLATFORM_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(process.env.HOME ?? '/root', '.cache'), 'cv-platform');
+  const cache =
+    process.env.CV_PLATFORM_CACHE ??
+    path.join(
+      process.env.XDG_CACHE_HOME ??
+        path.join(process.env.HOME ?? '/root', '.cache'),
+      'cv-platform',
+    );
   return path.join(cache, 'qdrant', 'qdrant');
 }
 
 export function qdrantBinary(): string | undefined {
   const configured = process.env.QDRANT_BIN;
   if (configured) {
-    if (!fs.existsSync(configured)) throw new Error(`QDRANT_BIN=${configured} does not exist`);
+    if (!fs.existsSync(configured))
+      throw new Error(`QDRANT_BIN=${configured} does not exist`);
     return configured;
   }
   const cached = defaultQdrantBin();
@@ -45,13 +52,29 @@ export function qdrantBinary(): string | undefined {
  *
  * Any other image fails to start with ErrImageNeverPull naming the image.
  */
-export function imageMap(repoRoot: string, workDir: string): { images: ImageProgram[]; qdrant: string } {
+export function imageMap(
+  repoRoot: string,
+  workDir: string,
+): { images: ImageProgram[]; qdrant: string } {
   const tsx = path.join(repoRoot, 'node_modules', 'tsx', 'dist', 'loader.mjs');
-  const nodeImage = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', TSX_DISABLE_CACHE: '1' };
+  const nodeImage = {
+    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    TSX_DISABLE_CACHE: '1',
+  };
   const inference: Omit<ImageProgram, 'pattern'> = {
-    entrypoint: ['node', '--import', `file://${tsx}`, path.join(repoRoot, 'inference-service', 'src', 'main.ts')],
+    entrypoint: [
+      'node',
+      '--import',
+      `file://${tsx}`,
+      path.join(repoRoot, 'inference-service', 'src', 'main.ts'),
+    ],
     workingDir: path.join(repoRoot, 'inference-service'),
-    env: { ...nodeImage, NODE_ENV: 'production', PORT: '8080', MODEL_PATH: '/models/model.onnx' },
+    env: {
+      ...nodeImage,
+      NODE_ENV: 'production',
+      PORT: '8080',
+      MODEL_PATH: '/models/model.onnx',
+    },
     user: 1000,
     group: 1000,
     files: { [repoRoot]: repoRoot },
@@ -59,7 +82,13 @@ export function imageMap(repoRoot: string, workDir: string): { images: ImageProg
   const qdrantDir = path.join(workDir, 'images', 'qdrant');
   fs.mkdirSync(qdrantDir, { recursive: true });
   const bin = qdrantBinary();
-  const standIn = path.join(repoRoot, 'inference-service', 'src', '__testUtils__', 'qdrantStandIn.ts');
+  const standIn = path.join(
+    repoRoot,
+    'inference-service',
+    'src',
+    '__testUtils__',
+    'qdrantStandIn.ts',
+  );
   fs.writeFileSync(
     path.join(qdrantDir, 'entrypoint.sh'),
     bin
@@ -67,7 +96,10 @@ export function imageMap(repoRoot: string, workDir: string): { images: ImageProg
       : `#!/bin/sh\n# No Qdrant binary configured (QDRANT_BIN): the stand-in, which says so.\nexec node --import file://${tsx} ${standIn} "$@"\n`,
     { mode: 0o755 },
   );
-  const qdrantFiles: Record<string, string> = { '/qdrant': qdrantDir, [repoRoot]: repoRoot };
+  const qdrantFiles: Record<string, string> = {
+    '/qdrant': qdrantDir,
+    [repoRoot]: repoRoot,
+  };
   if (bin) qdrantFiles['/qdrant/qdrant'] = bin;
   return {
     qdrant: bin ? `Qdrant binary ${bin}` : 'Qdrant stand-in (no QDRANT_BIN)',
@@ -84,7 +116,14 @@ export function imageMap(repoRoot: string, workDir: string): { images: ImageProg
         group: 0,
         files: qdrantFiles,
       },
-      { pattern: 'node:*', cmd: ['node'], env: nodeImage, user: 0, group: 0, files: { [repoRoot]: repoRoot } },
+      {
+        pattern: 'node:*',
+        cmd: ['node'],
+        env: nodeImage,
+        user: 0,
+        group: 0,
+        files: { [repoRoot]: repoRoot },
+      },
       { pattern: 'busybox:*', cmd: ['sh'], env: nodeImage, user: 0, group: 0 },
     ],
   };
