@@ -18,5 +18,8 @@ if [[ "${CV_DEV_SIMULATED:-}" == 1 ]]; then
   exec npx tsx packages/local-cluster/src/cli.ts run -- npx backstage-cli repo start
 fi
 bash scripts/ensure-node-tools.sh
+# The portal runs on the host, outside the cluster: its operator reads each
+# Qdrant's cluster state through the API server's service proxy.
+export APP_CONFIG_inferencePlatform_operator_qdrantAccess=apiServerProxy
 exec npx tsx packages/local-cluster/src/cli.ts run --real-node -- bash -c \
   'npx tsx scripts/devModelStore.ts & store=$!; trap "kill $store" EXIT; npx backstage-cli repo start'

@@ -35,6 +35,14 @@ export interface Config {
       enabled?: boolean;
       /** Concurrent reconcile workers. Default: 4. */
       workers?: number;
+      /**
+       * How the operator reaches each platform's Qdrant REST API (cluster
+       * state): `direct` through the Service's cluster DNS name (a backend
+       * running in the cluster) or `apiServerProxy` through the API server's
+       * service proxy (a backend outside it; needs get on services/proxy).
+       * Default: direct.
+       */
+      qdrantAccess?: 'direct' | 'apiServerProxy';
       leaderElection?: {
         /** Only the Lease holder reconciles. Default: true. */
         enabled?: boolean;

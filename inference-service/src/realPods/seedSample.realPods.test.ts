@@ -123,6 +123,13 @@ async function pods(selector: string): Promise<any[]> {
 }
 
 beforeAll(async () => {
+  if (!qdrantBinary()) {
+    // eslint-disable-next-line no-console
+    console.warn(
+      'SKIPPED: the real-Qdrant variant (no QDRANT_BIN, no ~/.cache/cv-platform/qdrant/qdrant): ' +
+        'qdrant/qdrant pods run the stand-in, one peer, no Raft',
+    );
+  }
   cluster = await LocalCluster.start({ realNode: true });
   // Pods reach the host at the bridge address.
   await s3.start(NODE_NETWORK.gateway);

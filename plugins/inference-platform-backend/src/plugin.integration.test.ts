@@ -178,6 +178,14 @@ describe('inference-platform backend against a real cluster', () => {
     expect(text).toMatch(/nodejs_eventloop_lag_p99_seconds /);
   });
 
+  it('refuses an unknown qdrantAccess at start, naming the setting', async () => {
+    await expect(
+      startTestBackend({
+        features: [inferencePlatformPlugin, config({ operator: { leaderElection: { enabled: false }, qdrantAccess: 'sideways' } })],
+      }),
+    ).rejects.toThrow(/inferencePlatform\.operator\.qdrantAccess must be direct or apiServerProxy, not sideways/);
+  });
+
   it('rejects requests without credentials and denies under a deny policy', async () => {
     const { server } = await backend([mockServices.permissions.factory({ result: AuthorizeResult.DENY })]);
     const none = await request(server).get('/api/inference-platform/platforms').set('Authorization', mockCredentials.none.header());

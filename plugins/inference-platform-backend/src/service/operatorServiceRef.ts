@@ -1,3 +1,4 @@
+import { InputError } from '@backstage/errors';
 import {
   coreServices,
   createServiceFactory,
@@ -73,6 +74,7 @@ export function createEmbeddedOperator(
     namespaces: root?.getOptionalStringArray('namespaces'),
     reconcile,
     workers: op?.getOptionalNumber('workers') ?? 4,
+    qdrantAccess: qdrantAccess(op?.getOptionalString('qdrantAccess')),
     leaderElection: {
       enabled: le?.getOptionalBoolean('enabled') ?? true,
       leaseName: le?.getOptionalString('leaseName'),
@@ -86,6 +88,11 @@ export function createEmbeddedOperator(
     watchTimeoutSeconds: k8s?.getOptionalNumber('watchTimeoutSeconds'),
   });
   return { operator };
+}
+
+function qdrantAccess(value: string | undefined): 'direct' | 'apiServerProxy' | undefined {
+  if (value === undefined || value === 'direct' || value === 'apiServerProxy') return value;
+  throw new InputError(`inferencePlatform.operator.qdrantAccess must be direct or apiServerProxy, not ${value}`);
 }
 
 export const embeddedOperatorServiceRef = createServiceRef<EmbeddedOperator>({
