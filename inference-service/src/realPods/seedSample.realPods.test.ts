@@ -208,8 +208,23 @@ describe('the seed sample on real pods', () => {
       ).toContain('model fetched');
     }
     const peer0 = await kubectl('logs', `${names.qdrant(ready)}-0`);
-    // The stand-in says what it is; a real peer logs its own banner.
-    expect(peer0).toMatch(qdrantBinary() ? /qdrant/i : /Qdrant stand-in/);
+    // The stand-in says what it is, and which arguments the pod's command
+    // line gave it: peer 0 announces its own stable DNS name (the shell
+    // expanded $HOSTNAME to the pod's name); a real peer logs its own banner.
+    const selfUri = `http://${names.qdrant(ready)}-0.${names.qdrantHeadless(
+      ready,
+    )}.${ns}.svc:6335`;
+    expect(peer0).toMatch(
+      qdrantBinary()
+        ? /qdrant/i
+        : new RegExp(
+            `Qdrant stand-in .*ignoring args: --uri ${selfUri.replace(
+              /\./g,
+              '\\.',
+            )}$`,
+            'm',
+          ),
+    );
 
     const svc = (
       await cluster.request(
