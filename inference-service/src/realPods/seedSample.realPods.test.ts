@@ -380,4 +380,18 @@ describe('the seed sample on real pods', () => {
     });
     await waitForPhase('broken-model', 'Ready');
   });
+
+  it('fails a platform whose image no node can run, naming the image', async () => {
+    const noImage = scaledSeed('no-image', MODEL_URL);
+    noImage.spec.qdrant.replicas = 1;
+    noImage.spec.inference.replicas = 1;
+    noImage.spec.inference.image = 'example.com/nothing:1.0';
+    expect(
+      (await cluster.request('POST', platformsPath(), noImage)).status,
+    ).toBe(201);
+    const failed = await waitForPhase('no-image', 'Failed');
+    expect(failed.status.message).toMatch(
+      /\(ErrImageNeverPull\): Container image "example\.com\/nothing:1\.0"/,
+    );
+  });
 });

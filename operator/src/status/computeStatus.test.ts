@@ -51,6 +51,18 @@ describe('computeStatus with a crash-looping inference container', () => {
     expect(s.conditions!.find(c => c.type === 'Ready')).toMatchObject({ status: 'False' });
   });
 
+  it('is Failed when no server can start, quoting the kubelet (an image it cannot get)', () => {
+    const noImage = {
+      name: 'inference',
+      ready: false,
+      restartCount: 0,
+      state: { waiting: { reason: 'ErrImageNeverPull', message: 'Container image "example.com/nothing:1" is not present' } },
+    };
+    const s = world([{ ready: false, status: noImage }, { ready: false, status: noImage }]);
+    expect(s.phase).toBe('Failed');
+    expect(s.message).toBe('pod p-inference-0: container inference cannot start (ErrImageNeverPull): Container image "example.com/nothing:1" is not present');
+  });
+
   it('is Loading, not crash-looping, while a server merely starts', () => {
     const starting = { name: 'inference', ready: false, restartCount: 0, state: { running: {} } };
     expect(world([{ ready: true }, { ready: false, status: starting }]).phase).toBe('Loading');

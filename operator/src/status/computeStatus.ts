@@ -20,14 +20,34 @@ export interface ObservedChildren {
   reconcileError?: string;
 }
 
-const INIT_FAILURE_REASONS = new Set([
-  'CrashLoopBackOff',
-  'Error',
+/** Waiting reasons of a container that cannot start until someone changes something. */
+const CANNOT_START_REASONS = [
   'ErrImagePull',
   'ImagePullBackOff',
-  'CreateContainerConfigError',
+  'ErrImageNeverPull',
   'InvalidImageName',
-]);
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'RunContainerError',
+];
+
+const INIT_FAILURE_REASONS = new Set(['CrashLoopBackOff', 'Error', ...CANNOT_START_REASONS]);
+
+/**
+ * A serving container that cannot start at all (its image, its
+ * configuration), with what the kubelet says.
+ */
+export function cannotStart(pods: any[], container: string): string | undefined {
+  for (const pod of pods) {
+    if (pod.metadata?.deletionTimestamp) continue;
+    const s = (pod.status?.containerStatuses ?? []).find((x: any) => x.name === container);
+    const w = s?.state?.waiting;
+    if (w && CANNOT_START_REASONS.includes(w.reason)) {
+      return `pod ${pod.metadata.name}: container ${container} cannot start (${w.reason})${w.message ? `: ${w.message}` : ''}`;
+    }
+  }
+  return undefined;
+}
 
 /** Why a pod cannot be scheduled, from its PodScheduled condition. */
 export function unschedulableMessage(pods: any[]): string | undefined {
@@ -177,7 +197,7 @@ export function computeStatus(
   // Ready pods still serving another model: a rollout in progress or stuck.
   const stillServing = describeLoaded(loaded, desiredModel);
   const stalled = deploy && !inferenceDone ? stalledRollout(deploy) : undefined;
-  const crashing = crashLooping(observed.inferencePods, 'inference');
+  const crashing = crashLooping(observed.inferencePods, 'inference') ?? cannotStart(observed.inferencePods, 'inference');
   // Every replica is on the current template and none is surplus, yet fewer
   // are ready than desired, on a platform that was serving: servers were lost
   // (a crash, a failed liveness probe, an eviction), which is not a rollout.
