@@ -77,6 +77,13 @@ func containerInit(args []string) {
 			fail("mount %s at %s: %v", m.Source, m.Target, err)
 		}
 	}
+	// Images have a world-writable /tmp; unless a volume is mounted there, so does this root.
+	if tmp := filepath.Join(s.Root, "tmp"); !exists(tmp) {
+		if err := os.Mkdir(tmp, 0o777); err != nil {
+			fail("/tmp: %v", err)
+		}
+		_ = os.Chmod(tmp, 0o1777|os.ModeSticky)
+	}
 	wd := s.WorkingDir
 	if wd == "" {
 		wd = "/"

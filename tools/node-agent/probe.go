@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -255,29 +253,32 @@ func runWithContext(ctx context.Context, cmd *exec.Cmd) ([]byte, error) {
 	}
 }
 
+// commandIn runs argv inside the running container, as `kubectl exec` and
+// exec probes do: its namespaces, its root and working directory, its user
+// and environment.
 func (c *container) commandIn(argv []string) (*exec.Cmd, func(), error) {
+	c.mu.Lock()
+	proc := c.proc
+	c.mu.Unlock()
+	if proc == nil {
+		return nil, nil, fmt.Errorf("container %s is not running", c.spec.Name)
+	}
 	img, ok := c.rt.p.cfg.images.lookup(c.spec.Image)
 	if !ok {
 		return nil, nil, fmt.Errorf("container %s is not running", c.spec.Name)
 	}
-	spec, err := c.initSpec(img)
+	env, err := c.environment(img)
 	if err != nil {
 		return nil, nil, err
 	}
-	spec.Argv = argv
-	f, err := os.CreateTemp(filepath.Join(c.rt.dir, "run"), "exec-*.json")
+	uid, gid, _, err := c.identity(img)
 	if err != nil {
 		return nil, nil, err
 	}
-	root, err := os.MkdirTemp(filepath.Join(c.rt.dir, "run"), "exec-root-")
-	if err != nil {
-		return nil, nil, err
-	}
-	spec.Root = root
-	b, _ := jsonMarshal(spec)
-	_, _ = f.Write(b)
-	f.Close()
-	cmd := exec.Command("nsenter", "--net=/run/netns/"+c.rt.netns, "--", c.rt.p.self, containerInitCommand, f.Name())
-	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWUTS, Setpgid: true}
-	return cmd, func() { os.Remove(f.Name()); os.Remove(root) }, nil
+	pid := strconv.Itoa(proc.Pid)
+	args := append([]string{"-t", pid, "-m", "-u", "-n", "-r", "-w", "-S", strconv.FormatInt(uid, 10), "-G", strconv.FormatInt(gid, 10), "--"}, argv...)
+	cmd := exec.Command("nsenter", args...)
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd, func() {}, nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"strings"
 )
@@ -22,5 +21,3 @@ func splitNonEmpty(s, sep string) []string {
 }
 
 func cut(s, sep string) (string, string, bool) { return strings.Cut(s, sep) }
-
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

@@ -173,7 +173,7 @@ describe('real node', () => {
           command: ['sh', '-c'],
           args: [
             'cat /work/order; echo "env=$GREETING $TOKEN $POD_NAME $POD_IP $(DERIVED)"; cat /cfg/file.txt; echo; cat /sec/token; echo; ' +
-              'cat /info/name; echo; grep " /mem " /proc/self/mounts | cut -d" " -f3; hostname; id -u; echo done; sleep 3600',
+              'cat /info/name; echo; grep " /mem " /proc/self/mounts | cut -d" " -f3; hostname; id -u; echo kept > /tmp/mine; echo done; sleep 3600',
           ],
           env: [
             {
@@ -245,6 +245,19 @@ describe('real node', () => {
       'done',
       '',
     ]);
+    // kubectl exec runs inside the running container: its root, its user.
+    expect(
+      await k(
+        'exec',
+        'basics',
+        '-c',
+        'main',
+        '--',
+        'sh',
+        '-c',
+        'cat /tmp/mine; id -u',
+      ),
+    ).toBe('kept\n1234\n');
   });
 
   it('drives readiness, liveness and startup from probes, restarting on liveness failure', async () => {
@@ -586,8 +599,13 @@ describe('real node', () => {
           command: [
             'sh',
             '-c',
-            "trap 'echo term > /ctl/graceful; exit 0' TERM; while :; do sleep 0.2; done",
+            "trap 'echo term > /ctl/graceful; exit 0' TERM; touch /tmp/armed; while :; do sleep 0.2; done",
           ],
+          // Ready once the trap is set: a SIGTERM before it would prove nothing.
+          readinessProbe: {
+            exec: { command: ['test', '-f', '/tmp/armed'] },
+            periodSeconds: 1,
+          },
           volumeMounts: [{ name: 'ctl', mountPath: '/ctl' }],
         },
       ],
@@ -602,8 +620,13 @@ describe('real node', () => {
           command: [
             'sh',
             '-c',
-            "trap 'echo ignored > /ctl/stubborn' TERM; while :; do sleep 0.2; done",
+            "trap 'echo ignored > /ctl/stubborn' TERM; touch /tmp/armed; while :; do sleep 0.2; done",
           ],
+          // Ready once the trap is set: a SIGTERM before it would prove nothing.
+          readinessProbe: {
+            exec: { command: ['test', '-f', '/tmp/armed'] },
+            periodSeconds: 1,
+          },
           volumeMounts: [{ name: 'ctl', mountPath: '/ctl' }],
         },
       ],
