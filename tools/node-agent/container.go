@@ -192,8 +192,9 @@ func (c *container) start() error {
 		c.proc = nil
 		c.mu.Unlock()
 		klog.InfoS("Container exited", "pod", rt.key, "container", c.spec.Name, "exitCode", code)
-		close(exited)
+		// Published before anyone waiting on the exit moves on.
 		rt.changed()
+		close(exited)
 	}()
 	c.startProbes(exited)
 	rt.changed()

@@ -28,6 +28,8 @@ type podRuntime struct {
 	stop context.CancelFunc
 	done chan struct{}
 
+	publishMu sync.Mutex
+
 	mu          sync.Mutex
 	ip          net.IP
 	netns       string
@@ -79,7 +81,14 @@ func (rt *podRuntime) podIP() string {
 	return rt.ip.String()
 }
 
-func (rt *podRuntime) changed() { rt.p.publish(rt.snapshot()) }
+// changed publishes the pod's status. Snapshots are taken and published one
+// at a time, so an older snapshot can never be delivered after a newer one
+// (which would leave the API showing a state the pod has left).
+func (rt *podRuntime) changed() {
+	rt.publishMu.Lock()
+	defer rt.publishMu.Unlock()
+	rt.p.publish(rt.snapshot())
+}
 
 func (rt *podRuntime) event(kind, reason, format string, args ...any) {
 	rt.mu.Lock()

@@ -131,10 +131,12 @@ func (p *processProvider) DeletePod(_ context.Context, pod *corev1.Pod) error {
 		delete(p.pods, rt.key)
 	}
 	p.mu.Unlock()
+	rt.publishMu.Lock()
 	final := rt.snapshot()
 	now := metav1.Now()
 	final.DeletionTimestamp = &now
 	p.publish(final)
+	rt.publishMu.Unlock()
 	return nil
 }
 
