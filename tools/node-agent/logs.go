@@ -128,11 +128,10 @@ func (rt *podRuntime) exec(ctx context.Context, name string, argv []string, atta
 	if attach.TTY() {
 		return fmt.Errorf("terminals are not supported by the process node")
 	}
-	cmd, cleanup, err := c.commandIn(argv)
+	cmd, err := c.commandIn(argv)
 	if err != nil {
 		return err
 	}
-	defer cleanup()
 	if attach.Stdin() != nil {
 		cmd.Stdin = attach.Stdin()
 	}
@@ -156,9 +155,9 @@ func (rt *podRuntime) exec(ctx context.Context, name string, argv []string, atta
 	return err
 }
 
-// stats sums the resident memory and CPU time of each container's processes
-// (its process group), read from /proc.
-func (rt *podRuntime) stats(now metav1.Time) statsv1alpha1.PodStats {
+// stats reports the resident memory and CPU time of each container's
+// processes (its process group), from one reading of /proc for the node.
+func (rt *podRuntime) stats(now metav1.Time, usage map[int]processUsage) statsv1alpha1.PodStats {
 	ps := statsv1alpha1.PodStats{
 		PodRef:    statsv1alpha1.PodReference{Name: rt.pod.Name, Namespace: rt.pod.Namespace, UID: rt.uid},
 		StartTime: rt.startTime,
@@ -171,7 +170,8 @@ func (rt *podRuntime) stats(now metav1.Time) statsv1alpha1.PodStats {
 		if proc == nil {
 			continue
 		}
-		mem, cpu := groupUsage(proc.Pid)
+		u := usage[proc.Pid]
+		mem, cpu := u.rssBytes, u.cpuNanos
 		podMem += mem
 		podCPU += cpu
 		ps.Containers = append(ps.Containers, statsv1alpha1.ContainerStats{
@@ -193,14 +193,16 @@ var clockTicks = func() uint64 {
 	return 100
 }()
 
-// groupUsage returns RSS bytes and CPU nanoseconds of every process in the process group.
-func groupUsage(pgid int) (uint64, uint64) {
+type processUsage struct{ rssBytes, cpuNanos uint64 }
+
+// usageByProcessGroup sums RSS and CPU time of every process by process
+// group (a container's processes share its PID as their group).
+func usageByProcessGroup() map[int]processUsage {
 	entries, _ := os.ReadDir("/proc")
-	var mem, cpu uint64
 	page := uint64(os.Getpagesize())
+	out := map[int]processUsage{}
 	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
@@ -212,14 +214,14 @@ func groupUsage(pgid int) (uint64, uint64) {
 		if len(f) < 22 {
 			continue
 		}
-		if g, _ := strconv.Atoi(f[2]); g != pgid && pid != pgid {
-			continue
-		}
+		pgid, _ := strconv.Atoi(f[2])
 		ut, _ := strconv.ParseUint(f[11], 10, 64)
 		st, _ := strconv.ParseUint(f[12], 10, 64)
 		rss, _ := strconv.ParseUint(f[21], 10, 64)
-		mem += rss * page
-		cpu += (ut + st) * uint64(time.Second) / clockTicks
+		u := out[pgid]
+		u.rssBytes += rss * page
+		u.cpuNanos += (ut + st) * uint64(time.Second) / clockTicks
+		out[pgid] = u
 	}
-	return mem, cpu
+	return out
 }

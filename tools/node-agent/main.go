@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -189,7 +190,7 @@ func describeNode(n *corev1.Node, o options, network *podNetwork) {
 	n.Labels["type"] = "real"
 	n.Labels["node.kubernetes.io/instance-type"] = "local"
 	for _, kv := range splitNonEmpty(o.labels, ",") {
-		if k, v, ok := cut(kv, "="); ok {
+		if k, v, ok := strings.Cut(kv, "="); ok {
 			n.Labels[k] = v
 		}
 	}

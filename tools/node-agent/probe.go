@@ -220,11 +220,10 @@ func (c *container) probeOnce(p *corev1.Probe, timeout time.Duration) error {
 // runIn runs a command in the container's namespaces and root, with its
 // environment and user, and returns its combined output and exit code.
 func (c *container) runIn(ctx context.Context, argv []string) ([]byte, int, error) {
-	cmd, cleanup, err := c.commandIn(argv)
+	cmd, err := c.commandIn(argv)
 	if err != nil {
 		return nil, -1, err
 	}
-	defer cleanup()
 	out, err := runWithContext(ctx, cmd)
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -256,29 +255,29 @@ func runWithContext(ctx context.Context, cmd *exec.Cmd) ([]byte, error) {
 // commandIn runs argv inside the running container, as `kubectl exec` and
 // exec probes do: its namespaces, its root and working directory, its user
 // and environment.
-func (c *container) commandIn(argv []string) (*exec.Cmd, func(), error) {
+func (c *container) commandIn(argv []string) (*exec.Cmd, error) {
 	c.mu.Lock()
 	proc := c.proc
 	c.mu.Unlock()
 	if proc == nil {
-		return nil, nil, fmt.Errorf("container %s is not running", c.spec.Name)
+		return nil, fmt.Errorf("container %s is not running", c.spec.Name)
 	}
 	img, ok := c.rt.p.cfg.images.lookup(c.spec.Image)
 	if !ok {
-		return nil, nil, fmt.Errorf("container %s is not running", c.spec.Name)
+		return nil, fmt.Errorf("container %s is not running", c.spec.Name)
 	}
 	env, err := c.environment(img)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	uid, gid, _, err := c.identity(img)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	pid := strconv.Itoa(proc.Pid)
 	args := append([]string{"-t", pid, "-m", "-u", "-n", "-r", "-w", "-S", strconv.FormatInt(uid, 10), "-G", strconv.FormatInt(gid, 10), "--"}, argv...)
 	cmd := exec.Command("nsenter", args...)
 	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	return cmd, func() {}, nil
+	return cmd, nil
 }

@@ -156,13 +156,19 @@ func (p *processProvider) GetPodStatus(ctx context.Context, ns, name string) (*c
 	return &pod.Status, nil
 }
 
-func (p *processProvider) GetPods(context.Context) ([]*corev1.Pod, error) {
+// runtimes is the pods on this node now, taken under the lock.
+func (p *processProvider) runtimes() []*podRuntime {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	rts := make([]*podRuntime, 0, len(p.pods))
 	for _, rt := range p.pods {
 		rts = append(rts, rt)
 	}
-	p.mu.Unlock()
+	return rts
+}
+
+func (p *processProvider) GetPods(context.Context) ([]*corev1.Pod, error) {
+	rts := p.runtimes()
 	out := make([]*corev1.Pod, 0, len(rts))
 	for _, rt := range rts {
 		out = append(out, rt.snapshot())
@@ -191,18 +197,11 @@ func (p *processProvider) AttachToContainer(context.Context, string, string, str
 }
 
 func (p *processProvider) GetStatsSummary(context.Context) (*statsv1alpha1.Summary, error) {
-	pods, _ := p.GetPods(context.Background())
 	now := metav1.Now()
 	s := &statsv1alpha1.Summary{Node: statsv1alpha1.NodeStats{NodeName: p.cfg.nodeName, StartTime: now}}
-	p.mu.Lock()
-	rts := make([]*podRuntime, 0, len(p.pods))
-	for _, rt := range p.pods {
-		rts = append(rts, rt)
-	}
-	p.mu.Unlock()
-	_ = pods
-	for _, rt := range rts {
-		s.Pods = append(s.Pods, rt.stats(now))
+	usage := usageByProcessGroup()
+	for _, rt := range p.runtimes() {
+		s.Pods = append(s.Pods, rt.stats(now, usage))
 	}
 	return s, nil
 }
@@ -247,14 +246,8 @@ func closeWrite(c net.Conn) {
 
 // stopAll terminates every pod (agent shutdown), at most 10 s each.
 func (p *processProvider) stopAll() {
-	p.mu.Lock()
-	rts := make([]*podRuntime, 0, len(p.pods))
-	for _, rt := range p.pods {
-		rts = append(rts, rt)
-	}
-	p.mu.Unlock()
 	var wg sync.WaitGroup
-	for _, rt := range rts {
+	for _, rt := range p.runtimes() {
 		wg.Add(1)
 		go func(rt *podRuntime) {
 			defer wg.Done()

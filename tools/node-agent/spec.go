@@ -194,25 +194,45 @@ func configError(format string, args ...any) error {
 	return &startError{"CreateContainerConfigError", fmt.Sprintf(format, args...)}
 }
 
+// asConfigError reports a missing object as the kubelet does; nil stays nil.
+func asConfigError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return configError("%v", err)
+}
+
+// configMap is the pod's ConfigMap name: nil without an error when it is
+// missing but optional, an error naming it when it is missing and required.
+func (rt *podRuntime) configMap(name string, optional *bool) (*corev1.ConfigMap, error) {
+	cm, err := rt.p.cfg.configMaps.ConfigMaps(rt.pod.Namespace).Get(name)
+	if err == nil || (optional != nil && *optional) {
+		return cm, nil
+	}
+	return nil, fmt.Errorf("configmap %q not found", name)
+}
+
+// secret is configMap's twin for Secrets.
+func (rt *podRuntime) secret(name string, optional *bool) (*corev1.Secret, error) {
+	s, err := rt.p.cfg.secrets.Secrets(rt.pod.Namespace).Get(name)
+	if err == nil || (optional != nil && *optional) {
+		return s, nil
+	}
+	return nil, fmt.Errorf("secret %q not found", name)
+}
+
 func (rt *podRuntime) envSource(ef corev1.EnvFromSource) (map[string]string, error) {
-	ns := rt.pod.Namespace
 	if r := ef.ConfigMapRef; r != nil {
-		cm, err := rt.p.cfg.configMaps.ConfigMaps(ns).Get(r.Name)
-		if err != nil {
-			if r.Optional != nil && *r.Optional {
-				return nil, nil
-			}
-			return nil, configError("configmap %q not found", r.Name)
+		cm, err := rt.configMap(r.Name, r.Optional)
+		if err != nil || cm == nil {
+			return nil, asConfigError(err)
 		}
 		return cm.Data, nil
 	}
 	if r := ef.SecretRef; r != nil {
-		s, err := rt.p.cfg.secrets.Secrets(ns).Get(r.Name)
-		if err != nil {
-			if r.Optional != nil && *r.Optional {
-				return nil, nil
-			}
-			return nil, configError("secret %q not found", r.Name)
+		s, err := rt.secret(r.Name, r.Optional)
+		if err != nil || s == nil {
+			return nil, asConfigError(err)
 		}
 		out := map[string]string{}
 		for k, v := range s.Data {
@@ -234,12 +254,9 @@ func (rt *podRuntime) valueFrom(c *corev1.Container, vf *corev1.EnvVarSource) (s
 	case vf.ConfigMapKeyRef != nil:
 		r := vf.ConfigMapKeyRef
 		optional := r.Optional != nil && *r.Optional
-		cm, err := rt.p.cfg.configMaps.ConfigMaps(ns).Get(r.Name)
-		if err != nil {
-			if optional {
-				return "", false, nil
-			}
-			return "", false, configError("configmap %q not found", r.Name)
+		cm, err := rt.configMap(r.Name, r.Optional)
+		if err != nil || cm == nil {
+			return "", false, asConfigError(err)
 		}
 		v, ok := cm.Data[r.Key]
 		if !ok && !optional {
@@ -249,12 +266,9 @@ func (rt *podRuntime) valueFrom(c *corev1.Container, vf *corev1.EnvVarSource) (s
 	case vf.SecretKeyRef != nil:
 		r := vf.SecretKeyRef
 		optional := r.Optional != nil && *r.Optional
-		s, err := rt.p.cfg.secrets.Secrets(ns).Get(r.Name)
-		if err != nil {
-			if optional {
-				return "", false, nil
-			}
-			return "", false, configError("secret %q not found", r.Name)
+		s, err := rt.secret(r.Name, r.Optional)
+		if err != nil || s == nil {
+			return "", false, asConfigError(err)
 		}
 		v, ok := s.Data[r.Key]
 		if !ok && !optional {

@@ -19,5 +19,3 @@ func splitNonEmpty(s, sep string) []string {
 	}
 	return out
 }
-
-func cut(s, sep string) (string, string, bool) { return strings.Cut(s, sep) }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -135,7 +134,6 @@ func applyFSGroup(root string, gid int) error {
 // projectedFiles computes a projected volume's files (path -> content, mode).
 func (rt *podRuntime) projectedFiles(v corev1.Volume) (map[string][]byte, map[string]os.FileMode, error) {
 	files, modes := map[string][]byte{}, map[string]os.FileMode{}
-	ns := rt.pod.Namespace
 	addItems := func(data map[string][]byte, items []corev1.KeyToPath, def *int32) error {
 		mode := os.FileMode(0o644)
 		if def != nil {
@@ -161,12 +159,9 @@ func (rt *podRuntime) projectedFiles(v corev1.Volume) (map[string][]byte, map[st
 		return nil
 	}
 	configMap := func(name string, items []corev1.KeyToPath, def *int32, optional *bool) error {
-		cm, err := rt.p.cfg.configMaps.ConfigMaps(ns).Get(name)
-		if err != nil {
-			if optional != nil && *optional {
-				return nil
-			}
-			return fmt.Errorf("configmap %q not found", name)
+		cm, err := rt.configMap(name, optional)
+		if err != nil || cm == nil {
+			return err
 		}
 		data := map[string][]byte{}
 		for k, s := range cm.Data {
@@ -178,12 +173,9 @@ func (rt *podRuntime) projectedFiles(v corev1.Volume) (map[string][]byte, map[st
 		return addItems(data, items, def)
 	}
 	secret := func(name string, items []corev1.KeyToPath, def *int32, optional *bool) error {
-		s, err := rt.p.cfg.secrets.Secrets(ns).Get(name)
-		if err != nil {
-			if optional != nil && *optional {
-				return nil
-			}
-			return fmt.Errorf("secret %q not found", name)
+		s, err := rt.secret(name, optional)
+		if err != nil || s == nil {
+			return err
 		}
 		return addItems(s.Data, items, def)
 	}
@@ -293,5 +285,3 @@ func (rt *podRuntime) syncProjected(vols []corev1.Volume) {
 		}
 	}
 }
-
-var _ = resource.MustParse

@@ -156,15 +156,19 @@ export function notReadyServers(pods: any[], container: string): string {
   return parts.join('; ');
 }
 
-function rolloutComplete(obj: any, desired: number): boolean {
+/** Every replica is on the current template and none is surplus (ready or not). */
+function onCurrentTemplate(obj: any, desired: number): boolean {
   if (!obj) return false;
   const s = obj.status ?? {};
   return (
-    (s.observedGeneration ?? 0) >= (obj.metadata.generation ?? 0) &&
+    (s.observedGeneration ?? 0) >= (obj.metadata?.generation ?? 0) &&
     (s.updatedReplicas ?? 0) >= desired &&
-    (s.readyReplicas ?? 0) >= desired &&
     (s.replicas ?? 0) === desired
   );
+}
+
+function rolloutComplete(obj: any, desired: number): boolean {
+  return onCurrentTemplate(obj, desired) && (obj.status?.readyReplicas ?? 0) >= desired;
 }
 
 /**
@@ -201,11 +205,7 @@ export function computeStatus(
   // Every replica is on the current template and none is surplus, yet fewer
   // are ready than desired, on a platform that was serving: servers were lost
   // (a crash, a failed liveness probe, an eviction), which is not a rollout.
-  const rolledOut =
-    !!deploy &&
-    (deploy.status?.observedGeneration ?? 0) >= (deploy.metadata?.generation ?? 0) &&
-    (deploy.status?.updatedReplicas ?? 0) >= iDesired &&
-    (deploy.status?.replicas ?? 0) === iDesired;
+  const rolledOut = onCurrentTemplate(deploy, iDesired);
   const wasServing = p.status?.phase === 'Ready' || p.status?.phase === 'Degraded';
   const lostServers = !inferenceDone && rolledOut && wasServing && iDesired > 0 ? notReadyServers(observed.inferencePods, 'inference') || 'not ready' : undefined;
 

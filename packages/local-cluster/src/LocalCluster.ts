@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
 import http from 'node:http';
@@ -6,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { ManagedProcess } from './ManagedProcess';
+import { runBuildScript } from './runBuildScript';
 import { ApiRequester } from './ApiRequester';
 import { createPki, Pki } from './pki';
 import { freePort } from './freePort';
@@ -65,15 +65,7 @@ export function findRepoRoot(start = __dirname): string {
 
 /** Builds (or reuses from the cache) the control-plane binaries; returns their directory. */
 export function ensureBinaries(repoRoot = findRepoRoot()): string {
-  const result = spawnSync('bash', [path.join(repoRoot, 'tools/control-plane/build.sh')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    encoding: 'utf8',
-  });
-  if (result.status !== 0) {
-    throw new Error(`building the control plane failed (exit ${result.status})`);
-  }
-  const lines = result.stdout.trim().split('\n');
-  return lines[lines.length - 1];
+  return runBuildScript(repoRoot, 'tools/control-plane/build.sh', 'the control plane');
 }
 
 interface Probe {

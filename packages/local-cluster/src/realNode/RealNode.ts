@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ManagedProcess } from '../ManagedProcess';
+import { runBuildScript } from '../runBuildScript';
 import { freePort } from '../freePort';
 import { imageMap } from './imageMap';
 import { NODE_NETWORK } from './hostNetwork';
@@ -10,18 +11,7 @@ export const REAL_NODE_NAME = 'local-node';
 
 /** Builds (or reuses from the cache) the node agent and kube-proxy; returns their directory. */
 export function ensureNodeBinaries(repoRoot: string): string {
-  const result = spawnSync(
-    'bash',
-    [path.join(repoRoot, 'tools/node-agent/build.sh')],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      encoding: 'utf8',
-    },
-  );
-  if (result.status !== 0)
-    throw new Error(`building the real node failed (exit ${result.status})`);
-  const lines = result.stdout.trim().split('\n');
-  return lines[lines.length - 1];
+  return runBuildScript(repoRoot, 'tools/node-agent/build.sh', 'the real node');
 }
 
 export interface RealNodeProcesses {

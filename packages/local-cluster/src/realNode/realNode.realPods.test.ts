@@ -736,6 +736,21 @@ describe('real node', () => {
   });
 
   it('serves kubectl logs and port-forward through the API server', async () => {
+    // The stats summary, through the API server's node proxy: each running
+    // container's resident memory, read from its process group.
+    const summary = (
+      await api.request(
+        'GET',
+        `/api/v1/nodes/${REAL_NODE_NAME}/proxy/stats/summary`,
+      )
+    ).body;
+    const web0 = summary.pods.find(
+      (x: any) => x.podRef.namespace === ns && x.podRef.name === 'web-0',
+    );
+    expect(web0.containers[0].memory.workingSetBytes).toBeGreaterThan(1 << 20);
+    expect(web0.memory.workingSetBytes).toBe(
+      web0.containers[0].memory.workingSetBytes,
+    );
     const port = await new Promise<number>(resolve => {
       const s = net.createServer().listen(0, '127.0.0.1', () => {
         const p = (s.address() as net.AddressInfo).port;
