@@ -196,16 +196,24 @@ describe('InferencePlatform operator', () => {
         (await get(`/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets/scale-qdrant`)).status === 404,
       );
 
-      // `kubectl scale sts scale-qdrant --replicas=5`: drift, reverted.
+      // `kubectl scale deploy scale-inference --replicas=5`: drift, reverted.
+      await api.request('PATCH', `/apis/apps/v1/namespaces/${ns}/deployments/scale-inference/scale`, { spec: { replicas: 5 } }, 'application/merge-patch+json');
+      await eventually('deployment back to 2', async () =>
+        (await get(`/apis/apps/v1/namespaces/${ns}/deployments/scale-inference`)).body.spec.replicas === 2,
+      );
+      // The Event is recorded after the pass's writes, so it may trail the revert.
+      await eventually('DriftCorrected Event', async () =>
+        (await get(`/api/v1/namespaces/${ns}/events?fieldSelector=reason%3DDriftCorrected`)).body.items.length > 0,
+      );
+      // `kubectl scale sts scale-qdrant --replicas=5`: peers that joined are
+      // removed from Raft again (four dead members would cost Raft its
+      // majority), then the StatefulSet is back to 1.
       await api.request('PATCH', `/apis/apps/v1/namespaces/${ns}/statefulsets/scale-qdrant/scale`, { spec: { replicas: 5 } }, 'application/merge-patch+json');
       await eventually('statefulset back to 1', async () => {
         const s = (await sts(ns, 'scale-qdrant')).body;
         return s.spec.replicas === 1 && s.metadata.annotations;
       });
-      // The Event is recorded after the pass's writes, so it may trail the revert.
-      await eventually('DriftCorrected Event', async () =>
-        (await get(`/api/v1/namespaces/${ns}/events?fieldSelector=reason%3DDriftCorrected`)).body.items.length > 0,
-      );
+      await waitForPhase(ns, 'scale', 'Ready');
     });
   });
 

@@ -14,6 +14,8 @@ import { ANNOTATION_APPLIED_HASH, Caches, PlatformReconciler, PODS_BY_PLATFORM }
 import { LABEL_PLATFORM, MANAGED_BY } from './reconcile/labels';
 import { QdrantAdminClient, directQdrantGet } from './qdrant/QdrantAdminClient';
 import { apiServerProxyGet } from './qdrant/apiServerProxyGet';
+import { apiServerProxyRequest } from './qdrant/apiServerProxyRequest';
+import { QdrantPeerClient, directQdrantRequest } from './qdrant/QdrantPeerClient';
 
 export interface OperatorOptions {
   kubeConfig: KubeConfig;
@@ -33,14 +35,19 @@ export interface OperatorOptions {
   logger?: Logger;
   /** Override where a platform's Qdrant REST API is reached (tests, port-forwards). */
   qdrantUrl?: (p: InferencePlatform) => string;
+  /** Override where one Qdrant peer's REST API is reached, by pod name (tests, port-forwards). */
+  qdrantPeerUrl?: (p: InferencePlatform, pod: string) => string;
   /**
    * How Qdrant's REST API is reached: `direct` (default: the Service's
    * cluster DNS name, as from a pod) or `apiServerProxy` (through the API
-   * server's service proxy, for an operator outside the cluster; needs `get`
-   * on `services/proxy` in the credentials it runs with).
+   * server's service and pod proxies, for an operator outside the cluster;
+   * needs `get` on `services/proxy` and `get`, `create`, `delete` on
+   * `pods/proxy` in the credentials it runs with).
    */
   qdrantAccess?: 'direct' | 'apiServerProxy';
   clusterInfoTtlMs?: number;
+  /** How often a Qdrant scale-down in progress is looked at again. Default 2000 ms. */
+  drainPollMs?: number;
   /** Re-reconcile every platform this often (level-based safety net). Default 10 min. */
   resyncPeriodMs?: number;
   /** How often credentials are re-read from the kubeconfig. Default 60 s. */
@@ -131,7 +138,12 @@ export class Operator {
           : apiServerProxyGet(this.client),
       ),
       qdrantUrl: options.qdrantUrl,
+      qdrantPeers: new QdrantPeerClient(
+        (options.qdrantAccess ?? 'direct') === 'direct' ? directQdrantRequest : apiServerProxyRequest(this.client),
+      ),
+      qdrantPeerUrl: options.qdrantPeerUrl,
       clusterInfoTtlMs: options.clusterInfoTtlMs,
+      drainPollMs: options.drainPollMs,
       requeue: key => this.queue.add(key),
     });
     this.wireEventHandlers();

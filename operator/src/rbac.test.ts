@@ -11,12 +11,15 @@ import {
   eventually,
   get,
   patchPlatform,
+  qdrantFleet,
   sample,
   waitForPhase,
   withNamespace,
 } from './__testUtils__/operatorTestEnv';
 
 jest.setTimeout(180_000);
+beforeAll(() => qdrantFleet.start());
+afterAll(() => qdrantFleet.stop());
 
 const manifests = yaml.loadAll(
   fs.readFileSync(path.resolve(__dirname, '../../deploy/operator/operator.yaml'), 'utf8'),
@@ -95,6 +98,9 @@ describe('the shipped RBAC', () => {
         namespaces: [ns],
         workers: 2,
         clusterInfoTtlMs: 1000,
+        // The peers of the scale-down below (KWOK's pods run no Qdrant).
+        qdrantPeerUrl: qdrantFleet.peerUrl,
+        drainPollMs: 200,
         leaderElection: { enabled: true, leaseNamespace: ns, retryPeriodMs: 500 },
       });
       // Every request the operator makes, and every refusal.

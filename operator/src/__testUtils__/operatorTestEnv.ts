@@ -8,6 +8,7 @@ import {
 import { InferencePlatform, sampleInferencePlatform } from '@cv-platform/inference-platform-api';
 import { loadKubeConfig } from '../kube/loadKubeConfig';
 import { Operator, OperatorOptions } from '../Operator';
+import { QdrantFleetDouble } from './qdrantCluster/QdrantClusterDouble';
 
 export const api = testApi();
 export { eventually };
@@ -46,8 +47,16 @@ export function sample(ns: string, name = 'image-retrieval-prod'): InferencePlat
  * For a test file: a function that starts an operator and remembers it;
  * every operator started in a test is stopped after it.
  */
+/**
+ * The Qdrant clusters of the test file's platforms (KWOK's pods run nothing):
+ * operators from newOperator reach their peers here.
+ */
+export const qdrantFleet = new QdrantFleetDouble();
+
 export function operatorsStoppedAfterEach(): (op: Operator) => Promise<Operator> {
   let running: Operator[] = [];
+  beforeAll(() => qdrantFleet.start());
+  afterAll(() => qdrantFleet.stop());
   afterEach(async () => {
     await Promise.all(running.map(o => o.stop()));
     running = [];
@@ -66,6 +75,8 @@ export function newOperator(ns: string, extra: Partial<OperatorOptions> = {}): O
     namespaces: [ns],
     workers: 2,
     clusterInfoTtlMs: 1000,
+    qdrantPeerUrl: qdrantFleet.peerUrl,
+    drainPollMs: 200,
     ...extra,
   });
 }

@@ -15,10 +15,13 @@ import { isSubset } from './isSubset';
 import { shortHash } from './shortHash';
 import { Recreation, statefulSetRecreation } from './statefulSetRecreation';
 import { LastWrites } from './LastWrites';
+import { QdrantScaleDown, ScaleDownStep } from './QdrantScaleDown';
+import { QdrantPeerClient, directQdrantRequest } from '../qdrant/QdrantPeerClient';
 import { FIELD_MANAGER, LABEL_COMPONENT, names } from './labels';
 import {
   qdrantClientService,
   qdrantHeadlessService,
+  qdrantPeerUrl,
   qdrantPodDisruptionBudget,
   qdrantServiceUrl,
   qdrantStatefulSet,
@@ -61,6 +64,12 @@ export interface ReconcilerOptions {
   qdrant?: QdrantAdminClient;
   /** Where to reach a platform's Qdrant REST API (default: its client Service). */
   qdrantUrl?: (p: InferencePlatform) => string;
+  /** Talks to single Qdrant peers (scale-down drains); default: straight to each peer. */
+  qdrantPeers?: QdrantPeerClient;
+  /** Where one peer's REST API answers (default: its pod's DNS name under the headless Service). */
+  qdrantPeerUrl?: (p: InferencePlatform, pod: string) => string;
+  /** How often a Qdrant scale-down in progress is looked at again. Default 2000 ms. */
+  drainPollMs?: number;
   /** How long a cluster-info answer is trusted before Qdrant is asked again. */
   clusterInfoTtlMs?: number;
   /**
@@ -125,9 +134,15 @@ export class PlatformReconciler {
   private readonly lastWrites = new LastWrites<unknown>();
   /** When each platform's status was last written (for coalescing). */
   private readonly lastStatusWrite = new Map<string, number>();
+  private readonly scaleDown: QdrantScaleDown;
 
   constructor(private readonly o: ReconcilerOptions) {
     this.qdrant = o.qdrant ?? new QdrantAdminClient();
+    this.scaleDown = new QdrantScaleDown({
+      client: o.qdrantPeers ?? new QdrantPeerClient(directQdrantRequest),
+      peerUrl: o.qdrantPeerUrl ?? qdrantPeerUrl,
+      logger: o.logger,
+    });
     const { platforms, pods, ...children } = o.caches;
     for (const cache of Object.values(children)) {
       cache.on((_type, obj) => this.lastWrites.observed(objectId(obj.kind, obj.metadata.namespace, obj.metadata.name)));
@@ -158,6 +173,27 @@ export class PlatformReconciler {
     // left alone; its removal from the cache triggers the pass that re-creates it.
     const stsLeaving = !!sts?.metadata.deletionTimestamp;
     const recreation = stsLeaving ? undefined : statefulSetRecreation(desiredSts, sts);
+    // Events are recorded once the pass has written everything, so they do
+    // not compete with the applies and the status write for the API server.
+    const events: PendingEvent[] = [];
+    // Fewer peers: drain them in Qdrant first; the StatefulSet shrinks only
+    // past peers that have left Raft.
+    let scaleDown: ScaleDownStep | undefined;
+    const liveReplicas: number | undefined = sts?.spec?.replicas;
+    if (sts && !stsLeaving && !recreation && liveReplicas !== undefined && spec.qdrant.replicas < liveReplicas) {
+      let apiKey: string | undefined;
+      try {
+        apiKey = await this.readApiKey(p, spec.qdrant.apiKeySecretRef);
+        scaleDown = await this.scaleDown.step(p, names.qdrant(p), liveReplicas, spec.qdrant.replicas, apiKey, events);
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e);
+        scaleDown = {
+          replicas: liveReplicas,
+          status: { fromReplicas: liveReplicas, toReplicas: spec.qdrant.replicas, step: 'Blocked', reason: 'QdrantUnreachable', message, leavingPeers: [], transfersInFlight: 0 },
+        };
+      }
+      desiredSts.spec.replicas = scaleDown.replicas;
+    }
     const children: Child[] = [
       { obj: qdrantHeadlessService(p), ref: Resources.services, cache: caches.services },
       { obj: qdrantClientService(p), ref: Resources.services, cache: caches.services },
@@ -176,10 +212,7 @@ export class PlatformReconciler {
     }
     children.push({ obj: inferenceService(p), ref: Resources.services, cache: caches.services });
 
-    // Children are independent objects: apply them concurrently. Their
-    // Events are recorded once the pass has written everything, so they do
-    // not compete with the applies and the status write for the API server.
-    const events: PendingEvent[] = [];
+    // Children are independent objects: apply them concurrently.
     try {
       let reconcileError: string | undefined;
       if (recreation) await this.recreateStatefulSet(p, sts, recreation, events);
@@ -209,6 +242,7 @@ export class PlatformReconciler {
           qdrantPods: podsOf('qdrant'),
           inferencePods: podsOf('inference'),
           qdrantCluster: clusterInfo,
+          qdrantScaleDown: scaleDown && scaleDown.status.step !== 'Done' ? scaleDown.status : undefined,
           reconcileError,
         },
         (this.o.now?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z'),
@@ -216,7 +250,9 @@ export class PlatformReconciler {
       const deferMs = await this.writeStatus(p, status);
 
       if (reconcileError) throw new Error(reconcileError);
-      if (deferMs !== undefined) return { requeueAfterMs: deferMs };
+      // Qdrant's progress raises no Kubernetes event: look again soon.
+      const drainMs = scaleDown && scaleDown.status.step !== 'Done' ? this.o.drainPollMs ?? 2000 : undefined;
+      if (deferMs !== undefined || drainMs !== undefined) return { requeueAfterMs: Math.min(deferMs ?? Infinity, drainMs ?? Infinity) };
       if (status.phase === 'Failed') return { requeueWithBackoff: true };
       // Look at Qdrant's cluster state again after the TTL; unchanged answers cost no writes.
       if (clusterInfo || sts?.status?.readyReplicas) {
@@ -355,16 +391,23 @@ export class PlatformReconciler {
     apiKeyRef: { name: string; key?: string } | undefined,
   ): Promise<QdrantClusterInfo> {
     let apiKey: string | undefined;
-    if (apiKeyRef) {
-      try {
-        const secret = await this.o.client.get(`/api/v1/namespaces/${p.metadata.namespace}/secrets/${apiKeyRef.name}`);
-        const data = secret.data?.[apiKeyRef.key ?? 'api-key'];
-        apiKey = data ? Buffer.from(data, 'base64').toString('utf8') : undefined;
-      } catch (e) {
-        return { reachable: false, message: `cannot read API key Secret ${apiKeyRef.name}: ${e instanceof Error ? e.message : e}` };
-      }
+    try {
+      apiKey = await this.readApiKey(p, apiKeyRef);
+    } catch (e) {
+      return { reachable: false, message: e instanceof Error ? e.message : String(e) };
     }
     return this.qdrant.clusterInfo(this.o.qdrantUrl?.(p) ?? qdrantServiceUrl(p), apiKey);
+  }
+
+  private async readApiKey(p: InferencePlatform, apiKeyRef: { name: string; key?: string } | undefined): Promise<string | undefined> {
+    if (!apiKeyRef) return undefined;
+    try {
+      const secret = await this.o.client.get(`/api/v1/namespaces/${p.metadata.namespace}/secrets/${apiKeyRef.name}`);
+      const data = secret.data?.[apiKeyRef.key ?? 'api-key'];
+      return data ? Buffer.from(data, 'base64').toString('utf8') : undefined;
+    } catch (e) {
+      throw new Error(`cannot read API key Secret ${apiKeyRef.name}: ${e instanceof Error ? e.message : e}`);
+    }
   }
 
   /**

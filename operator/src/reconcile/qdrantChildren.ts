@@ -59,6 +59,11 @@ function peerUri(p: InferencePlatform, pod: string) {
   return `http://${pod}.${names.qdrantHeadless(p)}.${p.metadata.namespace}.svc:${QDRANT_P2P_PORT}`;
 }
 
+/** One peer's REST API, by its pod's stable name under the headless Service. */
+export function qdrantPeerUrl(p: InferencePlatform, pod: string): string {
+  return `http://${pod}.${names.qdrantHeadless(p)}.${p.metadata.namespace}.svc:${QDRANT_HTTP_PORT}`;
+}
+
 /**
  * Peer 0 bootstraps the Raft cluster; every other peer joins through it. The
  * ordinal comes from the pod's hostname, so one template serves all peers.
@@ -202,7 +207,11 @@ export function qdrantStatefulSet(p: InferencePlatform, spec: DefaultedSpec) {
           },
         },
       ],
-      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' },
+      // A peer's volume goes with it on scale-down: the operator has moved
+      // its shards away and removed it from Raft first, and a volume kept
+      // would bring the removed peer's identity back on the next scale-up.
+      // Deleting the platform keeps the volumes (data outlives mistakes).
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Delete' },
     },
   };
 }

@@ -5,6 +5,7 @@ import {
   InferencePlatformStatus,
   Phase,
   QdrantClusterInfo,
+  QdrantScaleDownStatus,
 } from '@cv-platform/inference-platform-api';
 import { ANNOTATION_MODEL_URL, MODEL_LOADER } from '../reconcile/inferenceChildren';
 import { ConditionInput, Reason, setCondition } from './conditions';
@@ -16,6 +17,8 @@ export interface ObservedChildren {
   qdrantPods: any[];
   inferencePods: any[];
   qdrantCluster?: QdrantClusterInfo;
+  /** A Qdrant scale-down under way (peers draining) or blocked. */
+  qdrantScaleDown?: QdrantScaleDownStatus;
   /** An error from applying children in this pass. */
   reconcileError?: string;
 }
@@ -209,10 +212,15 @@ export function computeStatus(
   const wasServing = p.status?.phase === 'Ready' || p.status?.phase === 'Degraded';
   const lostServers = !inferenceDone && rolledOut && wasServing && iDesired > 0 ? notReadyServers(observed.inferencePods, 'inference') || 'not ready' : undefined;
 
+  const scaleDown = observed.qdrantScaleDown;
+  const scaleDownBlocked = scaleDown?.step === 'Blocked';
+  const scaleDownText = scaleDown
+    ? `Qdrant scale-down from ${scaleDown.fromReplicas} to ${scaleDown.toReplicas} peers ${scaleDownBlocked ? 'blocked' : 'in progress'}: ${scaleDown.message}`
+    : '';
   let qdrantNotReadyReason: string = Reason.QdrantPeersNotReady;
   if (qUnschedulable) qdrantNotReadyReason = Reason.PodsUnschedulable;
   else if (qdrantRolling) qdrantNotReadyReason = Reason.QdrantRollingUpdate;
-  const qdrantCond: ConditionInput = qdrantAllReady
+  let qdrantCond: ConditionInput = qdrantAllReady
     ? { type: ConditionType.QdrantReady, status: 'True', reason: Reason.QdrantPeersReady, message: `${qReady}/${qDesired} Qdrant peers ready` }
     : {
         type: ConditionType.QdrantReady,
@@ -220,6 +228,9 @@ export function computeStatus(
         reason: qdrantNotReadyReason,
         message: qUnschedulable ?? `${qReady}/${qDesired} Qdrant peers ready`,
       };
+  if (scaleDown) {
+    qdrantCond = { type: ConditionType.QdrantReady, status: 'False', reason: scaleDownBlocked ? Reason.ScaleDownBlocked : Reason.QdrantScalingDown, message: scaleDownText };
+  }
 
   let inferenceCond: ConditionInput;
   if (!deploy) {
@@ -277,6 +288,10 @@ export function computeStatus(
     // Old servers that still answer make it Degraded; nothing serving, Failed.
     phase = stillServing ? 'Degraded' : 'Failed';
     message = stillServing ? `${modelFailure}; still serving ${stillServing}` : modelFailure;
+  } else if (scaleDown) {
+    // Every peer still serves while it drains; a blocked drain needs someone to act.
+    phase = scaleDownBlocked ? 'Degraded' : 'Loading';
+    message = scaleDownText;
   } else if (!qdrantAllReady) {
     if (deploy && !qdrantRolling && !qUnschedulable) {
       phase = 'Degraded';
@@ -312,6 +327,13 @@ export function computeStatus(
       : { type: ConditionType.Ready, status: 'False', reason: observed.reconcileError ? Reason.ReconcileFailed : Reason.ComponentsNotReady, message };
 
   const inputs = [readyCond, qdrantCond, inferenceCond, modelCond];
+  if (scaleDown) {
+    inputs.push(
+      scaleDownBlocked
+        ? { type: ConditionType.ScaleDownBlocked, status: 'True', reason: scaleDown.reason ?? Reason.ScaleDownBlocked, message: scaleDown.message }
+        : { type: ConditionType.ScaleDownBlocked, status: 'False', reason: Reason.DrainingPeers, message: scaleDown.message },
+    );
+  }
   const cluster = observed.qdrantCluster;
   if (cluster) {
     inputs.push(
@@ -335,6 +357,7 @@ export function computeStatus(
     inferenceReadiness: `${iReady}/${iDesired}`,
     inferenceSelector: selectorString(selectorLabels(p, 'inference')),
     ...(cluster ? { qdrantCluster: cluster } : {}),
+    ...(scaleDown ? { qdrant: { scaleDown } } : {}),
     ...(deploy ? { model: { desired: desiredModel, loaded } } : {}),
   };
 }

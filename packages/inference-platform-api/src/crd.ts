@@ -408,6 +408,25 @@ export const inferencePlatformSchema: JSONSchemaProps = {
             loaded: { type: 'object', additionalProperties: { type: 'integer' } },
           },
         },
+        qdrant: {
+          type: 'object',
+          description: 'What the operator knows of the Qdrant tier beyond its pods.',
+          properties: {
+            scaleDown: {
+              type: 'object',
+              description: 'A scale-down in progress: leaving peers are drained and removed from Raft before their pods go.',
+              properties: {
+                fromReplicas: { type: 'integer' },
+                toReplicas: { type: 'integer' },
+                step: { type: 'string', enum: ['Draining', 'RemovingPeer', 'Blocked', 'Done'] },
+                reason: { type: 'string' },
+                message: { type: 'string' },
+                leavingPeers: { type: 'array', items: { type: 'string' } },
+                transfersInFlight: { type: 'integer' },
+              },
+            },
+          },
+        },
         qdrantCluster: {
           type: 'object',
           properties: {

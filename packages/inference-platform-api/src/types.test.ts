@@ -72,6 +72,17 @@ const fullStatus: DeepRequired<InferencePlatformStatus> = {
     lastChecked: 't',
     message: 'm',
   },
+  qdrant: {
+    scaleDown: {
+      fromReplicas: 3,
+      toReplicas: 2,
+      step: 'Draining',
+      reason: 'R',
+      message: 'm',
+      leavingPeers: ['p-qdrant-2 (peer 1)'],
+      transfersInFlight: 1,
+    },
+  },
 };
 
 /** Field paths of an example object; maps (resource lists) count as one field. */

@@ -133,6 +133,25 @@ export interface QdrantClusterInfo {
   message?: string;
 }
 
+/** A Qdrant scale-down in progress: peers are drained and leave Raft before their pods go. */
+export interface QdrantScaleDownStatus {
+  fromReplicas: number;
+  toReplicas: number;
+  /** Draining (shards moving off leaving peers), RemovingPeer, Blocked (nothing changes until someone acts), Done. */
+  step: 'Draining' | 'RemovingPeer' | 'Blocked' | 'Done';
+  /** Why it is blocked (CamelCase), when it is. */
+  reason?: string;
+  message: string;
+  /** Leaving peers still in Raft: "<pod> (peer <id>)". */
+  leavingPeers: string[];
+  transfersInFlight: number;
+}
+
+/** What the operator knows of the Qdrant tier beyond its pods. */
+export interface QdrantStatus {
+  scaleDown?: QdrantScaleDownStatus;
+}
+
 export interface InferencePlatformStatus {
   phase?: Phase;
   message?: string;
@@ -148,6 +167,7 @@ export interface InferencePlatformStatus {
   /** Label selector of the inference pods, for the scale subresource. */
   inferenceSelector?: string;
   qdrantCluster?: QdrantClusterInfo;
+  qdrant?: QdrantStatus;
   /** Which model the ready inference servers serve, from the pods themselves. */
   model?: ModelStatus;
 }
@@ -190,6 +210,7 @@ export const ConditionType = {
   QdrantClusterReachable: 'QdrantClusterReachable',
   Progressing: 'Progressing',
   Degraded: 'Degraded',
+  ScaleDownBlocked: 'ScaleDownBlocked',
 } as const;
 
 /** Annotation linking a platform to the catalog entity that owns it. */

@@ -73,7 +73,8 @@ export class QdrantClusterDouble {
   /** Runs before a call is answered (a test can look at the world at that moment). */
   beforeAnswer?: (call: RecordedCall) => Promise<void> | void;
   private server?: http.Server;
-  private port = 0;
+  /** Where the peers answer: this double's own server, or a fleet's. */
+  baseUrl = '';
   leader: number | undefined;
   term = 1;
   commit = 1;
@@ -90,7 +91,7 @@ export class QdrantClusterDouble {
   async start(): Promise<this> {
     this.server = http.createServer((req, res) => this.handle(req, res));
     await new Promise<void>(resolve => this.server!.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as AddressInfo).port;
+    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
   }
 
@@ -113,7 +114,7 @@ export class QdrantClusterDouble {
 
   urlOf(peer: Peer | number): string {
     const p = typeof peer === 'number' ? this.peer(peer) : peer;
-    return `http://127.0.0.1:${this.port}/peer/${p.id}`;
+    return `${this.baseUrl}/peer/${p.id}`;
   }
 
   peer(id: number): Peer {
@@ -213,8 +214,9 @@ export class QdrantClusterDouble {
     this.commit++;
   }
 
-  private handle(req: http.IncomingMessage, res: http.ServerResponse) {
-    const url = new URL(req.url ?? '/', 'http://peer');
+  /** Answers one request whose path starts at `/peer/<id>`. */
+  handle(req: http.IncomingMessage, res: http.ServerResponse, pathname?: string) {
+    const url = new URL(pathname ?? req.url ?? '/', 'http://peer');
     const m = /^\/peer\/(\d+)(\/.*)?$/.exec(url.pathname);
     const peer = m ? this.peers.find(p => p.id === Number(m[1])) : undefined;
     // A peer that is down does not answer at all.
@@ -432,4 +434,60 @@ function hash(s: string): number {
   let h = 0;
   for (let i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) >>> 0;
   return h;
+}
+
+/**
+ * One Qdrant cluster double per platform, all on one HTTP server
+ * (`/c/<namespace>/<name>/peer/<id>/...`), created as the operator first asks
+ * for them: a peer joins its cluster when the operator first asks its pod,
+ * as a started pod bootstraps into the cluster.
+ */
+export class QdrantFleetDouble {
+  private readonly clusters = new Map<string, QdrantClusterDouble>();
+  private server?: http.Server;
+  private base = '';
+
+  async start(): Promise<this> {
+    this.server = http.createServer((req, res) => {
+      const m = /^\/c\/([^/]+)\/([^/]+)(\/.*)$/.exec(new URL(req.url ?? '/', 'http://fleet').pathname);
+      const cluster = m && this.clusters.get(`${m[1]}/${m[2]}`);
+      if (!cluster) {
+        req.socket.destroy();
+        return;
+      }
+      cluster.handle(req, res, m![3]);
+    });
+    await new Promise<void>(resolve => this.server!.listen(0, '127.0.0.1', resolve));
+    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  /** The cluster of a platform (created empty on first use). */
+  cluster(namespace: string, name: string): QdrantClusterDouble {
+    const key = `${namespace}/${name}`;
+    let c = this.clusters.get(key);
+    if (!c) {
+      c = new QdrantClusterDouble();
+      c.baseUrl = `${this.base}/c/${namespace}/${name}`;
+      this.clusters.set(key, c);
+    }
+    return c;
+  }
+
+  /** The operator's `qdrantPeerUrl`: the pod's peer, joining the cluster if it is new. */
+  readonly peerUrl = (p: { metadata: { name?: string; namespace?: string } }, pod: string): string => {
+    const { name, namespace } = p.metadata;
+    const cluster = this.cluster(namespace!, name!);
+    return cluster.urlOf(cluster.peerFor(`http://${pod}.${name}-qdrant-headless.${namespace}.svc:6335/`));
+  };
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    await new Promise<void>(resolve => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
 }

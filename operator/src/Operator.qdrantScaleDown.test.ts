@@ -1,0 +1,162 @@
+import {
+  condition,
+  createPlatform,
+  eventually,
+  get,
+  getPlatform,
+  newOperator,
+  operatorsStoppedAfterEach,
+  patchPlatform,
+  qdrantFleet,
+  sample,
+  waitForPhase,
+  withNamespace,
+} from './__testUtils__/operatorTestEnv';
+
+/**
+ * Scaling the Qdrant tier down against the API server, with each platform's
+ * peers played by the Qdrant cluster test double (shaped by the answers
+ * recorded from a real cluster). The same drain runs against real Qdrant
+ * peers on real pods in qdrantScaleDown.realPods.test.ts.
+ */
+jest.setTimeout(120_000);
+const start = operatorsStoppedAfterEach();
+
+const sts = async (ns: string, name: string) => (await get(`/apis/apps/v1/namespaces/${ns}/statefulsets/${name}-qdrant`)).body;
+const events = async (ns: string, reason: string) =>
+  (await get(`/api/v1/namespaces/${ns}/events?fieldSelector=reason%3D${reason}`)).body.items;
+
+/** The platform's peers, joined as their pods would, with a collection placed over them. */
+async function clusterWith(ns: string, name: string, peers: number, collection: { shards: number; rf: number; points: number }) {
+  const platform = { metadata: { namespace: ns, name } };
+  for (let i = 0; i < peers; i++) qdrantFleet.peerUrl(platform, `${name}-qdrant-${i}`);
+  const cluster = qdrantFleet.cluster(ns, name);
+  cluster.createCollection('images', { shardNumber: collection.shards, replicationFactor: collection.rf });
+  const points = Array.from({ length: collection.points }, (_, id) => ({ id, vector: [1, 0, 0, 0, 0, 0, 0, 0], payload: { n: id } }));
+  const res = await fetch(`${cluster.urlOf(cluster.members()[0])}/collections/images/points?wait=true`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ points }),
+  });
+  expect(res.status).toBe(200);
+  expect(cluster.pointCount('images')).toBe(collection.points);
+  return cluster;
+}
+
+const adminCalls = (cluster: ReturnType<typeof qdrantFleet.cluster>) =>
+  cluster.calls.filter(c => c.method !== 'GET' && !c.path.endsWith('/points'));
+
+describe('scaling Qdrant down', () => {
+  it('drains a leaving peer and removes it from Raft before its pod goes, losing no point', async () => {
+    await withNamespace('q-drain', async ns => {
+      const p = sample(ns, 'drain');
+      p.spec.qdrant.replicas = 3;
+      p.spec.inference.replicas = 1;
+      await createPlatform(p);
+      await start(newOperator(ns));
+      await waitForPhase(ns, 'drain', 'Ready');
+      const cluster = await clusterWith(ns, 'drain', 3, { shards: 6, rf: 1, points: 1000 });
+      const leaving = cluster.members()[2];
+      expect(cluster.peersHoldingShards().has(leaving.id)).toBe(true);
+      // What the StatefulSet asked for at the moment Qdrant was told to remove the peer.
+      const replicasAtRemoval: number[] = [];
+      cluster.beforeAnswer = async call => {
+        if (call.method === 'DELETE') replicasAtRemoval.push((await sts(ns, 'drain')).spec.replicas);
+      };
+
+      await patchPlatform(ns, 'drain', { spec: { qdrant: { replicas: 2 } } });
+      const down = await waitForPhase(ns, 'drain', 'Ready');
+      expect(down.status).toMatchObject({ qdrantReadyReplicas: 2 });
+      expect(down.status.qdrant?.scaleDown).toBeUndefined();
+      expect(condition(down, 'ScaleDownBlocked')).toBeUndefined();
+      expect((await sts(ns, 'drain')).spec.replicas).toBe(2);
+
+      expect(cluster.pointCount('images')).toBe(1000);
+      expect(cluster.peersHoldingShards().has(leaving.id)).toBe(false);
+      expect(cluster.members().map(m => m.id)).not.toContain(leaving.id);
+      expect(replicasAtRemoval).toEqual([3]);
+      // Every move went from the leaving peer to a staying one, each shard once, through a staying peer.
+      const moves = adminCalls(cluster).filter(c => (c.body as any)?.move_shard);
+      expect(moves).toHaveLength(2);
+      for (const m of moves) {
+        expect((m.body as any).move_shard.from_peer_id).toBe(leaving.id);
+        expect(m.peer).not.toBe(leaving.id);
+      }
+      expect(adminCalls(cluster).map(c => `${c.method} ${c.path}`).pop()).toBe(`DELETE /cluster/peer/${leaving.id}`);
+      expect((await events(ns, 'DrainingQdrantPeer')).length).toBeGreaterThan(0);
+      expect((await events(ns, 'RemovedQdrantPeer'))[0].message).toContain(`Removed peer ${leaving.id} (drain-qdrant-2)`);
+      // The drained peer's volume goes with it (its Raft identity must not come back on a scale-up).
+      await eventually('storage-drain-qdrant-2 deleted', async () =>
+        (await get(`/api/v1/namespaces/${ns}/persistentvolumeclaims/storage-drain-qdrant-2`)).status === 404,
+      );
+      expect((await get(`/api/v1/namespaces/${ns}/persistentvolumeclaims/storage-drain-qdrant-1`)).status).toBe(200);
+    });
+  });
+
+  it('changes nothing and says why when the new size is below a replication factor', async () => {
+    await withNamespace('q-block', async ns => {
+      const p = sample(ns, 'block');
+      p.spec.qdrant.replicas = 2;
+      p.spec.inference.replicas = 1;
+      await createPlatform(p);
+      await start(newOperator(ns));
+      await waitForPhase(ns, 'block', 'Ready');
+      const cluster = await clusterWith(ns, 'block', 2, { shards: 2, rf: 2, points: 100 });
+
+      await patchPlatform(ns, 'block', { spec: { qdrant: { replicas: 1 } } });
+      const blocked = await waitForPhase(ns, 'block', 'Degraded');
+      expect(condition(blocked, 'ScaleDownBlocked')).toMatchObject({
+        status: 'True',
+        reason: 'ReplicationFactorTooHigh',
+        message: expect.stringContaining('collection images has replication factor 2, more than the 1 peers that would remain'),
+      });
+      expect(blocked.status.message).toContain('Qdrant scale-down from 2 to 1 peers blocked');
+      expect(blocked.status.qdrant.scaleDown).toMatchObject({ step: 'Blocked', fromReplicas: 2, toReplicas: 1 });
+      expect((await sts(ns, 'block')).spec.replicas).toBe(2);
+      expect(adminCalls(cluster)).toEqual([]);
+      expect(cluster.pointCount('images')).toBe(100);
+
+      // Undoing the edit clears it.
+      await patchPlatform(ns, 'block', { spec: { qdrant: { replicas: 2 } } });
+      const back = await waitForPhase(ns, 'block', 'Ready');
+      expect(condition(back, 'ScaleDownBlocked')).toBeUndefined();
+      expect(adminCalls(cluster)).toEqual([]);
+    });
+  });
+
+  it('resumes a drain after an operator restart without issuing a transfer twice', async () => {
+    await withNamespace('q-resume', async ns => {
+      const p = sample(ns, 'resume');
+      p.spec.qdrant.replicas = 3;
+      p.spec.inference.replicas = 1;
+      await createPlatform(p);
+      const first = await start(newOperator(ns));
+      await waitForPhase(ns, 'resume', 'Ready');
+      const cluster = await clusterWith(ns, 'resume', 3, { shards: 6, rf: 1, points: 600 });
+      // Transfers stay in flight until the test lets them finish.
+      cluster.transferMs = undefined;
+
+      await patchPlatform(ns, 'resume', { spec: { qdrant: { replicas: 2 } } });
+      await eventually('transfers in flight', async () => {
+        const s = (await getPlatform(ns, 'resume')).status;
+        return s?.qdrant?.scaleDown?.transfersInFlight === 2 ? s : undefined;
+      });
+      const draining = await getPlatform(ns, 'resume');
+      expect(draining.status.phase).toBe('Loading');
+      expect(condition(draining, 'ScaleDownBlocked')).toMatchObject({ status: 'False', reason: 'DrainingPeers' });
+      expect(draining.status.qdrant.scaleDown.leavingPeers).toEqual([`resume-qdrant-2 (peer ${cluster.members()[2].id})`]);
+      await first.stop();
+
+      // A new operator looks at Qdrant afresh: the moves in flight are waited for, not repeated.
+      const callsBefore = cluster.calls.length;
+      await start(newOperator(ns));
+      await eventually('the new operator has looked', async () => cluster.calls.slice(callsBefore).some(c => c.path === '/cluster'));
+      await eventually('a few more looks', async () => cluster.calls.slice(callsBefore).filter(c => c.path === '/cluster').length >= 6);
+      cluster.completeTransfers();
+      await waitForPhase(ns, 'resume', 'Ready');
+      expect((await sts(ns, 'resume')).spec.replicas).toBe(2);
+      expect(adminCalls(cluster).filter(c => (c.body as any)?.move_shard)).toHaveLength(2);
+      expect(cluster.pointCount('images')).toBe(600);
+    });
+  });
+});

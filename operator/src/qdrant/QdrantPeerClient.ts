@@ -1,0 +1,149 @@
+/** One HTTP call to a Qdrant peer's REST API: the answer's status and parsed body. */
+export type QdrantRequest = (call: {
+  method: string;
+  url: string;
+  body?: unknown;
+  headers: Record<string, string>;
+  timeoutMs: number;
+}) => Promise<{ status: number; body: any }>;
+
+/** Straight to the peer's address: an operator running inside the cluster. */
+export const directQdrantRequest: QdrantRequest = async ({ method, url, body, headers, timeoutMs }) => {
+  const res = await fetch(url, {
+    method,
+    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const text = await res.text();
+  try {
+    return { status: res.status, body: JSON.parse(text) };
+  } catch {
+    // plain-text answers (health endpoints, some errors)
+    return { status: res.status, body: text };
+  }
+};
+
+/** A Qdrant answer other than 2xx, or no answer at all (status 0). */
+export class QdrantError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+export type ShardState = 'Active' | 'Partial' | 'Dead' | 'Initializing' | 'Listener' | 'PartialSnapshot' | 'Recovery' | 'Resharding' | 'ReshardingScaleDown';
+
+/** `GET /cluster` as one peer sees it (Qdrant's OpenAPI `ClusterStatus`, cluster mode on). */
+export interface PeerClusterStatus {
+  peerId: string;
+  /** Raft members: peer id -> the p2p URI it announced. */
+  peers: Record<string, string>;
+  leader?: string;
+  role?: string;
+  term: number;
+  commit: number;
+  pendingOperations: number;
+  consensusThread: string;
+  consensusError?: string;
+}
+
+export interface ShardReplica {
+  shard: number;
+  peerId: string;
+  state: ShardState;
+}
+
+export interface ShardTransfer {
+  shard: number;
+  from: string;
+  to: string;
+}
+
+/** `GET /collections/{c}/cluster`: where every replica of every shard is, and what moves. */
+export interface CollectionLayout {
+  shardCount: number;
+  replicas: ShardReplica[];
+  transfers: ShardTransfer[];
+}
+
+export type ClusterOperation =
+  | { move_shard: { shard_id: number; from_peer_id: number; to_peer_id: number } }
+  | { replicate_shard: { shard_id: number; from_peer_id: number; to_peer_id: number } }
+  | { drop_replica: { shard_id: number; peer_id: number } };
+
+/**
+ * Qdrant's cluster-administration REST calls against one peer. Peer ids are
+ * below 2^53 (Qdrant keeps them so), exact as JSON numbers; they are kept as
+ * strings here, as status shows them.
+ */
+export class QdrantPeerClient {
+  constructor(
+    private readonly request: QdrantRequest,
+    private readonly timeoutMs = 5000,
+  ) {}
+
+  async cluster(url: string, apiKey?: string): Promise<PeerClusterStatus> {
+    const r = await this.call('GET', url, '/cluster', undefined, apiKey);
+    if (r.status !== 'enabled') throw new QdrantError(200, 'cluster mode is disabled on this peer');
+    const consensus = r.consensus_thread_status ?? {};
+    return {
+      peerId: String(r.peer_id),
+      peers: Object.fromEntries(Object.entries(r.peers ?? {}).map(([id, v]: [string, any]) => [id, String(v.uri)])),
+      leader: r.raft_info?.leader === null || r.raft_info?.leader === undefined ? undefined : String(r.raft_info.leader),
+      role: r.raft_info?.role ?? undefined,
+      term: r.raft_info?.term ?? 0,
+      commit: r.raft_info?.commit ?? 0,
+      pendingOperations: r.raft_info?.pending_operations ?? 0,
+      consensusThread: consensus.consensus_thread_status ?? 'unknown',
+      ...(consensus.err ? { consensusError: String(consensus.err) } : {}),
+    };
+  }
+
+  async collections(url: string, apiKey?: string): Promise<string[]> {
+    const r = await this.call('GET', url, '/collections', undefined, apiKey);
+    return (r.collections ?? []).map((c: any) => String(c.name)).sort();
+  }
+
+  async replicationFactor(url: string, collection: string, apiKey?: string): Promise<number> {
+    const r = await this.call('GET', url, `/collections/${encodeURIComponent(collection)}`, undefined, apiKey);
+    return r.config?.params?.replication_factor ?? 1;
+  }
+
+  async layout(url: string, collection: string, apiKey?: string): Promise<CollectionLayout> {
+    const r = await this.call('GET', url, `/collections/${encodeURIComponent(collection)}/cluster`, undefined, apiKey);
+    const self = String(r.peer_id);
+    return {
+      shardCount: r.shard_count ?? 0,
+      replicas: [
+        ...(r.local_shards ?? []).map((s: any) => ({ shard: s.shard_id, peerId: self, state: s.state })),
+        ...(r.remote_shards ?? []).map((s: any) => ({ shard: s.shard_id, peerId: String(s.peer_id), state: s.state })),
+      ].sort((a, b) => a.shard - b.shard || a.peerId.localeCompare(b.peerId)),
+      transfers: (r.shard_transfers ?? []).map((t: any) => ({ shard: t.shard_id, from: String(t.from), to: String(t.to) })),
+    };
+  }
+
+  async operate(url: string, collection: string, op: ClusterOperation, apiKey?: string): Promise<void> {
+    await this.call('POST', url, `/collections/${encodeURIComponent(collection)}/cluster`, op, apiKey);
+  }
+
+  /** Without force: Qdrant refuses (400) while the peer still holds shards. */
+  async removePeer(url: string, peerId: string, apiKey?: string): Promise<void> {
+    await this.call('DELETE', url, `/cluster/peer/${peerId}`, undefined, apiKey);
+  }
+
+  private async call(method: string, base: string, path: string, body: unknown, apiKey?: string): Promise<any> {
+    const url = `${base.replace(/\/$/, '')}${path}`;
+    let res: { status: number; body: any };
+    try {
+      res = await this.request({ method, url, body, headers: apiKey ? { 'api-key': apiKey } : {}, timeoutMs: this.timeoutMs });
+    } catch (e: any) {
+      const cause = e?.cause?.code ?? e?.cause?.message ?? e?.name;
+      throw new QdrantError(0, `${method} ${path} failed: ${e?.message ?? e}${cause ? ` (${cause})` : ''}`);
+    }
+    if (res.status < 200 || res.status >= 300) {
+      const why = typeof res.body === 'string' ? res.body : res.body?.status?.error ?? res.body?.message ?? '';
+      throw new QdrantError(res.status, `${method} ${path} answered ${res.status}${why ? `: ${String(why).slice(0, 300)}` : ''}`);
+    }
+    return res.body?.result;
+  }
+}

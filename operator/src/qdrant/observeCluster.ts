@@ -1,0 +1,90 @@
+import { CollectionLayout, PeerClusterStatus, QdrantPeerClient } from './QdrantPeerClient';
+
+/** A pod of the Qdrant StatefulSet and where its REST API answers. */
+export interface PeerPod {
+  ordinal: number;
+  pod: string;
+  url: string;
+}
+
+export interface PeerObservation extends PeerPod {
+  status?: PeerClusterStatus;
+  error?: string;
+}
+
+export interface RaftMember {
+  id: string;
+  uri: string;
+  /** The StatefulSet ordinal its URI names; undefined for a peer no pod of ours announced. */
+  ordinal?: number;
+}
+
+export interface CollectionView {
+  name: string;
+  replicationFactor: number;
+  layout: CollectionLayout;
+}
+
+/** The cluster as the operator can see it in one look. */
+export interface ClusterView {
+  peers: PeerObservation[];
+  /** The peer whose view the rest comes from: the leader when it answers. */
+  authority?: PeerObservation;
+  members: RaftMember[];
+  leader?: string;
+  collections: CollectionView[];
+  /** What could not be read (collections), beside the per-peer errors. */
+  errors: string[];
+}
+
+/** `http://<sts>-<n>.<headless>...` -> n */
+export function ordinalOf(uri: string, statefulSet: string): number | undefined {
+  const m = new RegExp(`^https?://${statefulSet}-(\\d+)\\.`).exec(uri);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * Asks every peer for its view of the cluster (each answers with its own
+ * peer id and role), then takes membership, leader and the collections'
+ * shard placement from the leader (or, without one, the first peer that
+ * answers). Never throws: what cannot be read is in the view's errors.
+ */
+export async function observeCluster(
+  client: QdrantPeerClient,
+  statefulSet: string,
+  pods: PeerPod[],
+  apiKey?: string,
+): Promise<ClusterView> {
+  const peers: PeerObservation[] = await Promise.all(
+    pods.map(async pod => {
+      try {
+        return { ...pod, status: await client.cluster(pod.url, apiKey) };
+      } catch (e) {
+        return { ...pod, error: e instanceof Error ? e.message : String(e) };
+      }
+    }),
+  );
+  const answering = peers.filter(p => p.status);
+  const authority =
+    answering.find(p => p.status!.role === 'Leader') ?? answering.find(p => p.status!.leader) ?? answering[0];
+  const view: ClusterView = { peers, authority, members: [], collections: [], errors: [] };
+  if (!authority) return view;
+  const s = authority.status!;
+  view.leader = s.leader;
+  view.members = Object.entries(s.peers)
+    .map(([id, uri]) => ({ id, uri, ordinal: ordinalOf(uri, statefulSet) }))
+    .sort((a, b) => (a.ordinal ?? Infinity) - (b.ordinal ?? Infinity) || a.id.localeCompare(b.id));
+  try {
+    const names = await client.collections(authority.url, apiKey);
+    view.collections = await Promise.all(
+      names.map(async name => ({
+        name,
+        replicationFactor: await client.replicationFactor(authority.url, name, apiKey),
+        layout: await client.layout(authority.url, name, apiKey),
+      })),
+    );
+  } catch (e) {
+    view.errors.push(e instanceof Error ? e.message : String(e));
+  }
+  return view;
+}

@@ -1,0 +1,148 @@
+/* eslint-disable no-console */
+import { sampleInferencePlatform } from '@cv-platform/inference-platform-api';
+import { LocalCluster, eventually, qdrantBinary } from '@cv-platform/local-cluster';
+import { loadKubeConfig } from './kube/loadKubeConfig';
+import { Operator } from './Operator';
+
+/**
+ * The drain on real Qdrant peers: the operator's StatefulSet runs a Qdrant
+ * binary on the local cluster's real node (QDRANT_BIN or
+ * ~/.cache/cv-platform/qdrant/qdrant), and the operator, outside the
+ * cluster, talks to each peer through the API server's pod proxy. Without a
+ * binary the test says it is skipped (the same drain runs against the
+ * recorded-answer double in Operator.qdrantScaleDown.test.ts).
+ */
+jest.setTimeout(900_000);
+
+const ns = 'drain';
+const name = 'drain';
+const bin = qdrantBinary();
+let cluster: LocalCluster;
+let operator: Operator;
+
+const platformsPath = `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms`;
+const platformPath = `${platformsPath}/${name}`;
+const peer = (ordinal: number, path: string) => `/api/v1/namespaces/${ns}/pods/http:${name}-qdrant-${ordinal}:6333/proxy${path}`;
+
+async function qdrant(ordinal: number, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await cluster.request(method, peer(ordinal, path), body);
+  if (res.status >= 300) throw new Error(`${method} ${path} on peer ${ordinal}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.result;
+}
+
+async function waitForPhase(phase: string, replicas: number) {
+  let seen = '';
+  try {
+    return await eventually(
+      `${name} ${phase} with ${replicas} peers`,
+      async () => {
+        const p = (await cluster.request('GET', platformPath)).body;
+        seen = `${p.status?.phase}: ${p.status?.message}`;
+        return p.status?.phase === phase && p.status?.observedGeneration === p.metadata.generation && p.status?.qdrantReadyReplicas === replicas ? p : undefined;
+      },
+      600_000,
+      1000,
+    );
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; last seen ${seen}`);
+  }
+}
+
+const describeWithQdrant = bin ? describe : describe.skip;
+if (!bin) {
+  console.warn(
+    'SKIPPED: draining real Qdrant peers on real pods needs a Qdrant binary (QDRANT_BIN or ~/.cache/cv-platform/qdrant/qdrant); ' +
+      'the drain is tested against the recorded-answer double in Operator.qdrantScaleDown.test.ts',
+  );
+}
+
+describeWithQdrant('scaling real Qdrant down on real pods', () => {
+  beforeAll(async () => {
+    cluster = await LocalCluster.start({ realNode: true });
+    await cluster.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    operator = new Operator({
+      kubeConfig: loadKubeConfig({ kubeconfigPath: cluster.kubeconfigPath }),
+      namespaces: [ns],
+      workers: 2,
+      qdrantAccess: 'apiServerProxy',
+      clusterInfoTtlMs: 2000,
+      drainPollMs: 1000,
+    });
+    await operator.start();
+  });
+
+  afterAll(async () => {
+    await operator?.stop();
+    await cluster?.stop();
+  });
+
+  it('3 -> 2 keeps all 1,000 points of an RF 1 collection, and an RF 2 collection answers throughout', async () => {
+    const p = sampleInferencePlatform(name, ns);
+    p.spec.qdrant.replicas = 3;
+    p.spec.qdrant.storageSize = '1Gi';
+    p.spec.qdrant.resources = { requests: { cpu: '100m', memory: '128Mi' } };
+    p.spec.inference.replicas = 0;
+    expect((await cluster.request('POST', platformsPath, p)).status).toBe(201);
+    await waitForPhase('Ready', 3);
+
+    const before = await qdrant(0, 'GET', '/cluster');
+    expect(Object.keys(before.peers)).toHaveLength(3);
+    const leavingId = Object.entries(before.peers).find(([, v]: any) => v.uri.startsWith(`http://${name}-qdrant-2.`))![0];
+
+    await qdrant(0, 'PUT', '/collections/images', { vectors: { size: 8, distance: 'Cosine' }, shard_number: 6, replication_factor: 1 });
+    await qdrant(0, 'PUT', '/collections/rf2', { vectors: { size: 8, distance: 'Cosine' }, shard_number: 2, replication_factor: 2 });
+    const points = (n: number) =>
+      Array.from({ length: n }, (_, id) => ({ id, vector: Array.from({ length: 8 }, (_x, k) => ((id * 7 + k * 13) % 97) / 97 + 0.01), payload: { n: id } }));
+    for (let i = 0; i < 1000; i += 250) {
+      await qdrant(0, 'PUT', '/collections/images/points?wait=true', { points: points(1000).slice(i, i + 250) });
+    }
+    await qdrant(0, 'PUT', '/collections/rf2/points?wait=true', { points: points(200) });
+    const onLeaving = (await qdrant(2, 'GET', '/collections/images/cluster')).local_shards.length;
+    expect(onLeaving).toBeGreaterThan(0);
+
+    // Samples of (StatefulSet replicas, peer 2 in Raft) and searches on the RF 2 collection, until the scale-down is done.
+    const samples: Array<{ replicas: number; leavingInRaft: boolean }> = [];
+    const searchErrors: string[] = [];
+    let searches = 0;
+    let sampling = true;
+    const sampler = (async () => {
+      const deadline = Date.now() + 600_000;
+      while (sampling && Date.now() < deadline && searches < 20_000) {
+        const sts = (await cluster.request('GET', `/apis/apps/v1/namespaces/${ns}/statefulsets/${name}-qdrant`)).body;
+        try {
+          const view = await qdrant(0, 'GET', '/cluster');
+          samples.push({ replicas: sts.spec.replicas, leavingInRaft: leavingId in view.peers });
+        } catch {
+          // peer 0 stays; a failed look is not a sample
+        }
+        try {
+          await qdrant(0, 'POST', '/collections/rf2/points/query', { query: points(1)[0].vector, limit: 3 });
+        } catch (e) {
+          searchErrors.push((e as Error).message);
+        }
+        searches++;
+        await new Promise(r => setTimeout(r, 200));
+      }
+    })();
+
+    const res = await cluster.request('PATCH', platformPath, { spec: { qdrant: { replicas: 2 } } }, 'application/merge-patch+json');
+    expect(res.status).toBe(200);
+    const down = await waitForPhase('Ready', 2);
+    sampling = false;
+    await sampler;
+
+    expect(down.status.qdrant?.scaleDown).toBeUndefined();
+    const after = await qdrant(0, 'GET', '/cluster');
+    expect(Object.keys(after.peers).sort()).toEqual(Object.keys(before.peers).filter(id => id !== leavingId).sort());
+    expect((await qdrant(0, 'POST', '/collections/images/points/count', { exact: true })).count).toBe(1000);
+    expect((await qdrant(1, 'POST', '/collections/images/points/count', { exact: true })).count).toBe(1000);
+    const layout = await qdrant(0, 'GET', '/collections/images/cluster');
+    expect(layout.remote_shards.map((s: any) => String(s.peer_id))).not.toContain(leavingId);
+    expect(layout.local_shards.length + layout.remote_shards.length).toBe(6);
+    // The pod went only after its peer had left Raft.
+    expect(samples.filter(s => s.replicas < 3 && s.leavingInRaft)).toEqual([]);
+    expect(samples.some(s => s.replicas === 3 && s.leavingInRaft)).toBe(true);
+    console.log(`scale-down on real Qdrant: ${samples.length} samples, ${searches} searches on the RF 2 collection, ${searchErrors.length} failed`);
+    expect(searchErrors).toEqual([]);
+  });
+});

@@ -1,0 +1,111 @@
+import { InferencePlatform, QdrantScaleDownStatus } from '@cv-platform/inference-platform-api';
+import { Logger } from '../logger';
+import { observeCluster, PeerPod } from '../qdrant/observeCluster';
+import { planScaleDown } from '../qdrant/planScaleDown';
+import { QdrantPeerClient } from '../qdrant/QdrantPeerClient';
+import type { PendingEvent } from './PlatformReconciler';
+
+export interface ScaleDownStep {
+  /** The StatefulSet's replicas for this pass: lowered only past peers Raft no longer has. */
+  replicas: number;
+  status: QdrantScaleDownStatus;
+}
+
+/**
+ * Takes the Qdrant tier down to fewer peers without losing a shard: each
+ * pass looks at the cluster afresh, issues the next drain step (moves and
+ * drops, a peer removal) and lets the StatefulSet shrink only past peers that
+ * Raft no longer lists. Everything it knows comes from Qdrant on each pass,
+ * so an operator restarted mid-drain picks up where Qdrant is, and a transfer
+ * in flight is never issued twice.
+ */
+export class QdrantScaleDown {
+  constructor(
+    private readonly o: {
+      client: QdrantPeerClient;
+      /** Where a peer's REST API answers, from its pod name. */
+      peerUrl: (p: InferencePlatform, pod: string) => string;
+      logger: Logger;
+    },
+  ) {}
+
+  async step(
+    p: InferencePlatform,
+    statefulSet: string,
+    live: number,
+    desired: number,
+    apiKey: string | undefined,
+    events: PendingEvent[],
+  ): Promise<ScaleDownStep> {
+    const log = { name: p.metadata.name, namespace: p.metadata.namespace };
+    const pods: PeerPod[] = Array.from({ length: live }, (_, ordinal) => {
+      const pod = `${statefulSet}-${ordinal}`;
+      return { ordinal, pod, url: this.o.peerUrl(p, pod) };
+    });
+    const view = await observeCluster(this.o.client, statefulSet, pods, apiKey);
+    const plan = planScaleDown(view, desired);
+    const leavingMembers = view.members.filter(m => m.ordinal !== undefined && m.ordinal >= desired);
+    const base = {
+      fromReplicas: live,
+      toReplicas: desired,
+      leavingPeers: leavingMembers.map(m => `${statefulSet}-${m.ordinal} (peer ${m.id})`),
+      transfersInFlight: view.collections.reduce((n, c) => n + c.layout.transfers.length, 0),
+    };
+    // Keep every pod whose peer Raft still lists; past those, the StatefulSet may shrink.
+    const highestMember = Math.max(-1, ...leavingMembers.map(m => m.ordinal!));
+    const draining = Math.max(desired, highestMember + 1);
+    const leader = view.peers.find(x => x.status?.peerId === view.leader && x.ordinal < desired) ?? view.authority;
+
+    switch (plan.kind) {
+      case 'blocked':
+        return { replicas: live, status: { ...base, step: 'Blocked', reason: plan.reason, message: plan.message } };
+      case 'wait':
+        return { replicas: draining, status: { ...base, step: 'Draining', message: plan.message } };
+      case 'done':
+        return { replicas: desired, status: { ...base, step: 'Done', message: `every leaving peer has left the Raft cluster` } };
+      case 'drain': {
+        const failures: string[] = [];
+        // One at a time: Qdrant serialises cluster changes through Raft anyway.
+        for (const op of plan.operations) {
+          try {
+            await this.o.client.operate(leader!.url, op.collection, op.op, apiKey);
+            this.o.logger.info('Started shard operation', { ...log, operation: op.description });
+          } catch (e) {
+            failures.push(`${op.description}: ${e instanceof Error ? e.message : e}`);
+          }
+        }
+        const done = plan.operations.length - failures.length;
+        if (done) {
+          events.push(['Normal', 'DrainingQdrantPeer', `Draining ${statefulSet}-${plan.peer.ordinal} (peer ${plan.peer.id}): ${plan.operations.filter((_, i) => i < done).map(o => o.description).join('; ')}`]);
+        }
+        if (failures.length) events.push(['Warning', 'ShardOperationFailed', failures.join('; ')]);
+        return {
+          replicas: draining,
+          status: {
+            ...base,
+            step: 'Draining',
+            message: `draining ${statefulSet}-${plan.peer.ordinal}: ${plan.operations.length} shard operation${plan.operations.length === 1 ? '' : 's'} issued${failures.length ? `, ${failures.length} failed (${failures[0]})` : ''}`,
+          },
+        };
+      }
+      case 'remove': {
+        try {
+          await this.o.client.removePeer(leader!.url, plan.peer.id, apiKey);
+        } catch (e) {
+          const message = `removing peer ${plan.peer.id} from Raft failed: ${e instanceof Error ? e.message : e}`;
+          events.push(['Warning', 'PeerRemovalFailed', message]);
+          return { replicas: draining, status: { ...base, step: 'RemovingPeer', message } };
+        }
+        this.o.logger.info('Removed Qdrant peer from the cluster', { ...log, peer: plan.peer.id, pod: `${statefulSet}-${plan.peer.ordinal}` });
+        events.push(['Normal', 'RemovedQdrantPeer', `Removed peer ${plan.peer.id} (${statefulSet}-${plan.peer.ordinal}) from the Qdrant cluster; its pod can go`]);
+        const remaining = leavingMembers.filter(m => m.id !== plan.peer.id);
+        return {
+          replicas: Math.max(desired, 1 + Math.max(-1, ...remaining.map(m => m.ordinal!))),
+          status: { ...base, leavingPeers: base.leavingPeers.filter(x => !x.endsWith(`(peer ${plan.peer.id})`)), step: 'RemovingPeer', message: `removed peer ${plan.peer.id} from Raft` },
+        };
+      }
+      default:
+        return { replicas: live, status: { ...base, step: 'Blocked', message: 'unknown plan' } };
+    }
+  }
+}
