@@ -304,7 +304,7 @@ export class QdrantClusterDouble {
         commit: this.commit,
         pending_operations: 0,
         leader: leader ?? null,
-        role: leader === undefined ? 'Candidate' : leader === self.id ? 'Leader' : 'Follower',
+        role: roleOf(self.id, leader),
         is_voter: true,
       },
       consensus_thread_status: { consensus_thread_status: 'working', last_update: new Date().toISOString() },
@@ -428,6 +428,11 @@ export class QdrantClusterDouble {
     }
     return { operation_id: this.commit++, status: 'completed' };
   }
+}
+
+function roleOf(peer: number, leader: number | undefined): string {
+  if (leader === undefined) return 'Candidate';
+  return leader === peer ? 'Leader' : 'Follower';
 }
 
 function hash(s: string): number {
