@@ -44,6 +44,7 @@ const schema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,255}$/)
     .default('images'),
+  QDRANT_REPLICATION_FACTOR: int(1).max(100).optional(),
   BATCH_MAX_SIZE: int(1).max(1024).default(8),
   BATCH_MAX_LATENCY_MS: z.coerce.number().min(0).max(10_000).default(5),
   WORKERS: int(1)
@@ -83,7 +84,8 @@ export interface ServiceConfig {
   modelUrl?: string;
   port: number;
   host: string;
-  qdrant?: { url: string; apiKey?: string };
+  /** replicationFactor: of the collection when this service creates it. */
+  qdrant?: { url: string; apiKey?: string; replicationFactor?: number };
   collection: string;
   batch: { maxSize: number; maxLatencyMs: number; maxQueue: number };
   workers: number;
@@ -166,7 +168,11 @@ export function loadConfig(
     port: c.PORT,
     host: c.HOST,
     qdrant: c.QDRANT_URL
-      ? { url: c.QDRANT_URL, apiKey: c.QDRANT_API_KEY }
+      ? {
+          url: c.QDRANT_URL,
+          apiKey: c.QDRANT_API_KEY,
+          replicationFactor: c.QDRANT_REPLICATION_FACTOR,
+        }
       : undefined,
     collection: c.QDRANT_COLLECTION,
     batch: {

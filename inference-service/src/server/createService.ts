@@ -70,6 +70,7 @@ export function createService(
           url: config.qdrant.url,
           apiKey: config.qdrant.apiKey,
           collection: config.collection,
+          replicationFactor: config.qdrant.replicationFactor,
         })
       : new LocalVectorStore({
           collection: config.collection,

@@ -32,6 +32,27 @@ describe('QdrantVectorStore', () => {
     expect(creates[0].apiKey).toBe('k3y');
   });
 
+  it('creates the collection with the configured replication factor', async () => {
+    await new QdrantVectorStore({
+      url: qdrant.url,
+      apiKey: 'k3y',
+      collection: 'replicated',
+      replicationFactor: 2,
+    }).ensureCollection(4);
+    const create = qdrant.requests.find(
+      r => r.method === 'PUT' && r.path === '/collections/replicated',
+    );
+    expect(create?.body).toEqual({
+      vectors: { size: 4, distance: 'Cosine' },
+      replication_factor: 2,
+    });
+    // Without one, Qdrant's default applies (the request does not name it).
+    const first = qdrant.requests.find(
+      r => r.method === 'PUT' && r.path === '/collections/first',
+    );
+    expect(first?.body).not.toHaveProperty('replication_factor');
+  });
+
   it('refuses an existing collection with another dimension or distance', async () => {
     await store('dims').ensureCollection(4);
     await expect(store('dims').ensureCollection(8)).rejects.toThrow(

@@ -14,6 +14,8 @@ export interface QdrantVectorStoreOptions {
   apiKey?: string;
   collection: string;
   timeoutMs?: number;
+  /** Replicas of each shard when this store creates the collection (Qdrant's default is 1). */
+  replicationFactor?: number;
 }
 
 /** Payload key holding the caller's id (Qdrant's own id is a derived UUID). */
@@ -97,6 +99,9 @@ export class QdrantVectorStore implements VectorStore {
         await call('create collection', () =>
           this.client.createCollection(name, {
             vectors: { size: dim, distance: 'Cosine' },
+            ...(this.options.replicationFactor
+              ? { replication_factor: this.options.replicationFactor }
+              : {}),
           }),
         );
         return;

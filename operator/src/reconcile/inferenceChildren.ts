@@ -32,6 +32,7 @@ export function inferenceConfig(p: InferencePlatform, spec: DefaultedSpec) {
     MODEL_PATH: modelPathFor(spec),
     QDRANT_URL: qdrantServiceUrl(p),
     QDRANT_COLLECTION: i.collection,
+    QDRANT_REPLICATION_FACTOR: spec.qdrant.replicationFactor,
     BATCH_MAX_SIZE: i.batchMaxSize,
     BATCH_MAX_LATENCY_MS: i.batchMaxLatencyMs,
   };

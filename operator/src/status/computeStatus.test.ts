@@ -103,3 +103,28 @@ describe('lastLogLine', () => {
     expect(lastLogLine('')).toBeUndefined();
   });
 });
+
+describe('computeStatus and data redundancy', () => {
+  const statusFor = (qdrant: { replicas: number; replicationFactor?: number }) => {
+    const p: any = sampleInferencePlatform('p', 'ns');
+    p.metadata.generation = 1;
+    p.spec.qdrant = { ...p.spec.qdrant, ...qdrant };
+    const sts = { metadata: { generation: 1 }, status: { observedGeneration: 1, replicas: qdrant.replicas, readyReplicas: qdrant.replicas, updatedReplicas: qdrant.replicas } };
+    return computeStatus(p, withDefaults(p.spec), { statefulSet: sts, qdrantPods: [], inferencePods: [] }, NOW);
+  };
+  const atRisk = (s: any) => s.conditions.find((c: any) => c.type === 'DataAtRisk');
+
+  it('warns when several peers keep one copy of each shard', () => {
+    expect(atRisk(statusFor({ replicas: 3, replicationFactor: 1 }))).toMatchObject({
+      status: 'True',
+      reason: 'ReplicationFactorOne',
+      message: expect.stringContaining('set spec.qdrant.replicationFactor to 2 or more'),
+    });
+  });
+
+  it('does not warn for the default on several peers (2) or for a single peer', () => {
+    expect(withDefaults(sampleInferencePlatform('p', 'ns').spec).qdrant.replicationFactor).toBe(2);
+    expect(atRisk(statusFor({ replicas: 3 }))).toBeUndefined();
+    expect(atRisk(statusFor({ replicas: 1 }))).toBeUndefined();
+  });
+});

@@ -327,6 +327,14 @@ export function computeStatus(
       : { type: ConditionType.Ready, status: 'False', reason: observed.reconcileError ? Reason.ReconcileFailed : Reason.ComponentsNotReady, message };
 
   const inputs = [readyCond, qdrantCond, inferenceCond, modelCond];
+  if (spec.qdrant.replicas >= 2 && spec.qdrant.replicationFactor === 1) {
+    inputs.push({
+      type: ConditionType.DataAtRisk,
+      status: 'True',
+      reason: Reason.ReplicationFactorOne,
+      message: `collections are created with replication factor 1 on ${spec.qdrant.replicas} peers: a lost peer or volume loses its shards, and a rolling restart makes them unavailable; set spec.qdrant.replicationFactor to 2 or more`,
+    });
+  }
   if (scaleDown) {
     inputs.push(
       scaleDownBlocked

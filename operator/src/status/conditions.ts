@@ -8,6 +8,7 @@ export const Reason = {
   QdrantScalingDown: 'QdrantScalingDown',
   ScaleDownBlocked: 'ScaleDownBlocked',
   DrainingPeers: 'DrainingPeers',
+  ReplicationFactorOne: 'ReplicationFactorOne',
   PodsUnschedulable: 'PodsUnschedulable',
   WaitingForQdrant: 'WaitingForQdrant',
   InferenceAvailable: 'InferenceAvailable',

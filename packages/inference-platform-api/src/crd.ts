@@ -158,6 +158,13 @@ export const inferencePlatformSchema: JSONSchemaProps = {
               maximum: 100,
               default: 1,
             },
+            replicationFactor: {
+              type: 'integer',
+              description:
+                'Replicas of each shard in the collections the inference servers create (default 2 from two peers, else 1). At most spec.qdrant.replicas; collections that exist keep theirs.',
+              minimum: 1,
+              maximum: 100,
+            },
             storageClassName: {
               type: 'string',
               description: 'StorageClass of the Qdrant data volumes; empty uses the cluster default.',
@@ -180,6 +187,13 @@ export const inferencePlatformSchema: JSONSchemaProps = {
             },
           },
           'x-kubernetes-validations': [
+            {
+              rule: '!has(self.replicationFactor) || self.replicationFactor <= (has(self.replicas) ? self.replicas : 1)',
+              messageExpression:
+                "'spec.qdrant.replicationFactor ' + string(self.replicationFactor) + ' needs at least as many peers, but spec.qdrant.replicas is ' + string(has(self.replicas) ? self.replicas : 1)",
+              fieldPath: '.replicationFactor',
+              reason: 'FieldValueInvalid',
+            },
             {
               rule: 'quantity(string(self.storageSize)).isGreaterThan(quantity("0"))',
               message: 'spec.qdrant.storageSize must be greater than 0',

@@ -18,6 +18,7 @@ const fullSpec: DeepRequired<InferencePlatformSpec> = {
     image: 'qdrant/qdrant',
     resources: { requests: { cpu: '1' }, limits: { cpu: '2' } },
     apiKeySecretRef: { name: 's', key: 'api-key' },
+    replicationFactor: 2,
   },
   inference: {
     image: 'i',

@@ -34,6 +34,12 @@ export interface QdrantSpec {
   image?: string;
   resources?: ResourceRequirements;
   apiKeySecretRef?: SecretKeyRef;
+  /**
+   * Replicas of each shard in the collections the inference servers create.
+   * Default 2 from two peers (one lost peer or a rolling restart loses no
+   * data), else 1. Collections that exist keep theirs.
+   */
+  replicationFactor?: number;
 }
 
 export type ModelSourceMode = 'emptyDir' | 'pvc';
@@ -211,6 +217,8 @@ export const ConditionType = {
   Progressing: 'Progressing',
   Degraded: 'Degraded',
   ScaleDownBlocked: 'ScaleDownBlocked',
+  /** Warning: a single lost peer would lose data (replication factor 1 on several peers). */
+  DataAtRisk: 'DataAtRisk',
 } as const;
 
 /** Annotation linking a platform to the catalog entity that owns it. */

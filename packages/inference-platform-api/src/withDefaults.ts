@@ -31,6 +31,7 @@ export function withDefaults(spec: InferencePlatformSpec): DefaultedSpec {
     qdrant: {
       ...q,
       replicas: q.replicas ?? 1,
+      replicationFactor: q.replicationFactor ?? ((q.replicas ?? 1) >= 2 ? 2 : 1),
       storageSize: q.storageSize ?? '10Gi',
       image: q.image ?? 'qdrant/qdrant',
       apiKeySecretRef: q.apiKeySecretRef
