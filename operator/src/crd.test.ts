@@ -147,7 +147,7 @@ describe('admission of names and of edits that would lose data', () => {
     ['another StorageClass', { storageClassName: 'standard' }, /spec\.qdrant\.storageClassName: Forbidden: spec\.qdrant\.storageClassName is immutable/],
     ['dropping the StorageClass', { storageClassName: null }, /spec\.qdrant\.storageClassName is immutable/],
     ['a replication factor the peers can hold', { replicationFactor: 3 }, undefined],
-    ['fewer peers than the replication factor', { replicas: 1, replicationFactor: 2 }, /spec\.qdrant\.replicationFactor: Invalid value: spec\.qdrant\.replicationFactor 2 needs at least as many peers, but spec\.qdrant\.replicas is 1/],
+    ['fewer peers than the replication factor', { replicas: 1, replicationFactor: 2 }, /spec\.qdrant\.replicationFactor: Invalid value: .*spec\.qdrant\.replicationFactor must not exceed spec\.qdrant\.replicas: each replica of a shard needs its own peer/],
   ])('%s of a platform', async (_what, qdrant, message) => {
     const name = `edit-${Math.random().toString(36).slice(2, 8)}`;
     const created = await api.request('POST', `${base}/${ns}/inferenceplatforms`, sampleInferencePlatform(name, ns));

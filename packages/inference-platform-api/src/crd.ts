@@ -189,8 +189,8 @@ export const inferencePlatformSchema: JSONSchemaProps = {
           'x-kubernetes-validations': [
             {
               rule: '!has(self.replicationFactor) || self.replicationFactor <= (has(self.replicas) ? self.replicas : 1)',
-              messageExpression:
-                "'spec.qdrant.replicationFactor ' + string(self.replicationFactor) + ' needs at least as many peers, but spec.qdrant.replicas is ' + string(has(self.replicas) ? self.replicas : 1)",
+              message:
+                'spec.qdrant.replicationFactor must not exceed spec.qdrant.replicas: each replica of a shard needs its own peer',
               fieldPath: '.replicationFactor',
               reason: 'FieldValueInvalid',
             },
