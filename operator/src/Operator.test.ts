@@ -286,7 +286,9 @@ describe('InferencePlatform operator', () => {
           peers: [{ id: '11', uri: 'http://p-0:6335/' }, { id: '12', uri: 'http://p-1:6335/' }],
           raftLeader: '11',
           raftTerm: 3,
+          raftCommit: 40,
           pendingOperations: 0,
+          consensus: 'working',
         });
         expect(condition(ready, 'QdrantClusterReachable')).toMatchObject({ status: 'True' });
       });

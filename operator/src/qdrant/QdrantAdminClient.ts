@@ -1,4 +1,4 @@
-import { QdrantClusterInfo } from '@cv-platform/inference-platform-api';
+import { QdrantClusterInfo, QdrantCollectionHealth } from '@cv-platform/inference-platform-api';
 
 /** Shape of Qdrant's `GET /cluster` answer (see Qdrant's OpenAPI `ClusterStatus`). */
 interface ClusterResponse {
@@ -16,6 +16,7 @@ interface ClusterResponse {
           role?: string | null;
           is_voter: boolean;
         };
+        consensus_thread_status?: { consensus_thread_status?: string };
       };
   status: string;
   time: number;
@@ -59,19 +60,80 @@ export class QdrantAdminClient {
         return { reachable: true, peers: [], message: 'cluster mode disabled (single peer)' };
       }
       const r = body.result;
+      const peers = Object.entries(r.peers)
+        .map(([id, v]) => ({ id, uri: v.uri }))
+        .sort((a, b) => a.id.localeCompare(b.id));
+      const collections = await this.collections(baseUrl, apiKey, peers);
       return {
         reachable: true,
         peerId: String(r.peer_id),
-        peers: Object.entries(r.peers)
-          .map(([id, v]) => ({ id, uri: v.uri }))
-          .sort((a, b) => a.id.localeCompare(b.id)),
+        peers,
         raftLeader: r.raft_info.leader === null || r.raft_info.leader === undefined ? undefined : String(r.raft_info.leader),
         raftTerm: r.raft_info.term,
+        raftCommit: r.raft_info.commit,
         pendingOperations: r.raft_info.pending_operations,
+        ...(r.consensus_thread_status?.consensus_thread_status ? { consensus: r.consensus_thread_status.consensus_thread_status } : {}),
+        ...(collections ? { collections } : {}),
       };
     } catch (e: any) {
       const cause = e?.cause?.code ?? e?.cause?.message ?? e?.name;
       return { reachable: false, message: `GET ${baseUrl}/cluster failed: ${e?.message ?? e}${cause ? ` (${cause})` : ''}` };
+    }
+  }
+
+  /**
+   * Each collection's shard replicas by state, from any one peer (each
+   * knows every replica's state); undefined when they cannot be read.
+   */
+  private async collections(
+    baseUrl: string,
+    apiKey: string | undefined,
+    peers: Array<{ id: string; uri: string }>,
+  ): Promise<QdrantCollectionHealth[] | undefined> {
+    const base = baseUrl.replace(/\/$/, '');
+    const headers: Record<string, string> = apiKey ? { 'api-key': apiKey } : {};
+    const read = async (path: string) => {
+      const res = await this.get(`${base}${path}`, headers, this.timeoutMs);
+      if (res.status < 200 || res.status >= 300) throw new Error(`GET ${path} answered ${res.status}`);
+      return res.body.result;
+    };
+    // "http://<pod>.<headless>...": the pod, for messages a person reads.
+    const who = (id: string) => {
+      const uri = peers.find(p => p.id === id)?.uri;
+      const pod = uri ? /^https?:\/\/([^.:/]+)/.exec(uri)?.[1] : undefined;
+      return `peer ${id}${pod ? ` (${pod})` : ''}`;
+    };
+    try {
+      const names: string[] = ((await read('/collections')).collections ?? []).map((c: any) => String(c.name)).sort();
+      return await Promise.all(
+        names.map(async name => {
+          const path = `/collections/${encodeURIComponent(name)}`;
+          const [info, layout] = await Promise.all([read(path), read(`${path}/cluster`)]);
+          const replicas: Record<string, number> = {};
+          const problems: string[] = [];
+          const moving = new Set((layout.shard_transfers ?? []).flatMap((t: any) => [`${t.shard_id}@${t.from}`, `${t.shard_id}@${t.to}`]));
+          const all = [
+            ...(layout.local_shards ?? []).map((x: any) => ({ ...x, peer_id: layout.peer_id })),
+            ...(layout.remote_shards ?? []),
+          ];
+          for (const x of all) {
+            replicas[x.state] = (replicas[x.state] ?? 0) + 1;
+            if (x.state !== 'Active' && !moving.has(`${x.shard_id}@${x.peer_id}`)) {
+              problems.push(`shard ${x.shard_id} of ${name} on ${who(String(x.peer_id))} is ${x.state}`);
+            }
+          }
+          return {
+            name,
+            replicationFactor: info.config?.params?.replication_factor ?? 1,
+            shards: layout.shard_count ?? 0,
+            replicas,
+            transfers: (layout.shard_transfers ?? []).length,
+            ...(problems.length ? { problems: problems.sort() } : {}),
+          };
+        }),
+      );
+    } catch {
+      return undefined;
     }
   }
 }

@@ -127,7 +127,7 @@ function sameStatus(a: unknown, b: unknown) {
  * with our field manager), then write status once if it changed.
  */
 export class PlatformReconciler {
-  private readonly clusterInfo = new Map<string, { at: number; info: QdrantClusterInfo }>();
+  private readonly clusterInfo = new Map<string, { at: number; info: QdrantClusterInfo; readyPeers: number }>();
   private readonly clusterInfoInFlight = new Set<string>();
   private readonly qdrant: QdrantAdminClient;
   /** Applied hashes of children and written statuses the caches may not show yet. */
@@ -232,7 +232,7 @@ export class PlatformReconciler {
 
       const pods = caches.pods.byIndex(PODS_BY_PLATFORM, key);
       const podsOf = (component: string) => pods.filter(o => o.metadata.labels?.[LABEL_COMPONENT] === component);
-      const clusterInfo = this.qdrantClusterInfo(key, p, spec.qdrant.apiKeySecretRef, sts);
+      const clusterInfo = this.qdrantClusterInfo(key, p, spec.qdrant.apiKeySecretRef, sts, spec.qdrant.replicas);
       const status = computeStatus(
         p,
         spec,
@@ -254,9 +254,12 @@ export class PlatformReconciler {
       const drainMs = scaleDown && scaleDown.status.step !== 'Done' ? this.o.drainPollMs ?? 2000 : undefined;
       if (deferMs !== undefined || drainMs !== undefined) return { requeueAfterMs: Math.min(deferMs ?? Infinity, drainMs ?? Infinity) };
       if (status.phase === 'Failed') return { requeueWithBackoff: true };
-      // Look at Qdrant's cluster state again after the TTL; unchanged answers cost no writes.
+      // Look at Qdrant's cluster state again after the TTL (sooner while it
+      // looks unsettled); unchanged answers cost no writes.
       if (clusterInfo || sts?.status?.readyReplicas) {
-        return { requeueAfterMs: this.o.clusterInfoTtlMs ?? 60_000 };
+        const ttl = this.o.clusterInfoTtlMs ?? 60_000;
+        const unsettled = clusterInfo?.reachable && status.phase !== 'Ready';
+        return { requeueAfterMs: unsettled ? Math.min(ttl, 2000) : ttl };
       }
       return {};
     } finally {
@@ -364,21 +367,32 @@ export class PlatformReconciler {
     p: InferencePlatform,
     apiKeyRef: { name: string; key?: string } | undefined,
     sts: any,
+    desiredPeers: number,
   ): QdrantClusterInfo | undefined {
-    if (!sts || (sts.status?.readyReplicas ?? 0) === 0) {
+    const readyPeers = sts?.status?.readyReplicas ?? 0;
+    if (!sts || readyPeers === 0) {
       this.clusterInfo.delete(key);
       return undefined;
     }
     const cached = this.clusterInfo.get(key);
     const ttl = this.o.clusterInfoTtlMs ?? 60_000;
-    if ((!cached || Date.now() - cached.at >= ttl) && !this.clusterInfoInFlight.has(key)) {
+    const age = cached ? Date.now() - cached.at : Infinity;
+    // A peer came or went, or Qdrant looked unsettled (no leader, peers still
+    // joining, shards not Active): ask again soon, not after the full TTL.
+    const unsettled =
+      !!cached?.info.reachable &&
+      (!cached.info.raftLeader ||
+        (cached.info.peers?.length ?? 0) !== desiredPeers ||
+        (cached.info.collections ?? []).some(c => c.problems?.length || c.transfers));
+    const stale = age >= ttl || cached?.readyPeers !== readyPeers || (unsettled && age >= Math.min(ttl, 2000));
+    if (stale && !this.clusterInfoInFlight.has(key)) {
       this.clusterInfoInFlight.add(key);
       this.fetchClusterInfo(p, apiKeyRef)
         .then(answer => {
           const previous = this.clusterInfo.get(key)?.info;
           const info = stableClusterInfo(previous, answer);
           const changed = JSON.stringify(info) !== JSON.stringify(previous);
-          this.clusterInfo.set(key, { at: Date.now(), info });
+          this.clusterInfo.set(key, { at: Date.now(), info, readyPeers });
           if (changed) this.o.requeue?.(key);
         })
         .finally(() => this.clusterInfoInFlight.delete(key));
@@ -434,6 +448,18 @@ export class PlatformReconciler {
     );
     this.lastWrites.remember(id, p.metadata.resourceVersion, written?.metadata?.resourceVersion, status);
     this.o.metrics.writes.inc({ kind: p.kind, verb: 'status' });
+    const leaderBefore: string | undefined = (current as any)?.qdrantCluster?.raftLeader;
+    const leaderNow: string | undefined = status.qdrantCluster?.raftLeader;
+    if (leaderBefore && leaderNow && leaderBefore !== leaderNow) {
+      const peer = (id: string) => {
+        const uri = status.qdrantCluster.peers?.find((x: any) => x.id === id)?.uri ?? (current as any)?.qdrantCluster?.peers?.find((x: any) => x.id === id)?.uri;
+        const pod = uri ? /^https?:\/\/([^.:/]+)/.exec(uri)?.[1] : undefined;
+        return `peer ${id}${pod ? ` (${pod})` : ''}`;
+      };
+      const message = `Qdrant Raft leader changed from ${peer(leaderBefore)} to ${peer(leaderNow)} in term ${status.qdrantCluster.raftTerm}`;
+      this.o.logger.info('Qdrant leader changed', { name: p.metadata.name, namespace: p.metadata.namespace, from: leaderBefore, to: leaderNow });
+      void this.o.recorder.record(p, 'Normal', 'QdrantLeaderChanged', message);
+    }
     if (prevPhase !== status.phase) {
       this.o.logger.info(`Platform phase ${prevPhase ?? '(none)'} -> ${status.phase}`, {
         name: p.metadata.name,

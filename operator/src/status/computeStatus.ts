@@ -159,6 +159,35 @@ export function notReadyServers(pods: any[], container: string): string {
   return parts.join('; ');
 }
 
+/** What Qdrant's own view says is wrong: the Degraded reason and message; undefined when it is fine or unknown. */
+export function qdrantClusterProblem(
+  cluster: QdrantClusterInfo | undefined,
+  statefulSet: string,
+  podCount: number,
+): { reason: string; message: string } | undefined {
+  if (!cluster?.reachable || !cluster.peers?.length) return undefined;
+  if (!cluster.raftLeader) return { reason: Reason.QdrantNoLeader, message: 'the Qdrant cluster has no Raft leader' };
+  if (cluster.consensus && cluster.consensus !== 'working') {
+    return { reason: Reason.QdrantConsensusStopped, message: `Qdrant's consensus thread is ${cluster.consensus}` };
+  }
+  const ordinal = (uri: string) => new RegExp(`^https?://${statefulSet}-(\\d+)\\.`).exec(uri)?.[1];
+  const unbacked = cluster.peers.filter(x => {
+    const o = ordinal(x.uri);
+    return o === undefined || Number(o) >= podCount;
+  });
+  if (unbacked.length) {
+    return {
+      reason: Reason.QdrantUnbackedPeers,
+      message: `Raft lists ${unbacked.length === 1 ? 'a peer' : 'peers'} that no pod backs (left by a forced scale-down or a lost volume): ${unbacked
+        .map(x => `peer ${x.id} (${x.uri})`)
+        .join(', ')}; check their shards, then remove ${unbacked.length === 1 ? 'it' : 'them'} with DELETE /cluster/peer/<id>`,
+    };
+  }
+  const problems = (cluster.collections ?? []).flatMap(c => c.problems ?? []);
+  if (problems.length) return { reason: Reason.QdrantShardsUnhealthy, message: problems.join('; ') };
+  return undefined;
+}
+
 /** Every replica is on the current template and none is surplus (ready or not). */
 function onCurrentTemplate(obj: any, desired: number): boolean {
   if (!obj) return false;
@@ -213,6 +242,12 @@ export function computeStatus(
   const lostServers = !inferenceDone && rolledOut && wasServing && iDesired > 0 ? notReadyServers(observed.inferencePods, 'inference') || 'not ready' : undefined;
 
   const scaleDown = observed.qdrantScaleDown;
+  const clusterView = observed.qdrantCluster;
+  const clusterProblem = qdrantClusterProblem(clusterView, sts?.metadata?.name ?? '', sts?.spec?.replicas ?? qDesired);
+  // Scaling up: every pod is ready, but Raft does not list each peer yet.
+  const members = clusterView?.reachable ? clusterView.peers?.length ?? 0 : undefined;
+  const joining =
+    members !== undefined && members > 0 && members < qDesired ? `waiting for Qdrant peers to join the Raft cluster: ${members}/${qDesired}` : undefined;
   const scaleDownBlocked = scaleDown?.step === 'Blocked';
   const scaleDownText = scaleDown
     ? `Qdrant scale-down from ${scaleDown.fromReplicas} to ${scaleDown.toReplicas} peers ${scaleDownBlocked ? 'blocked' : 'in progress'}: ${scaleDown.message}`
@@ -228,6 +263,11 @@ export function computeStatus(
         reason: qdrantNotReadyReason,
         message: qUnschedulable ?? `${qReady}/${qDesired} Qdrant peers ready`,
       };
+  if (qdrantAllReady && clusterProblem) {
+    qdrantCond = { type: ConditionType.QdrantReady, status: 'False', reason: clusterProblem.reason, message: clusterProblem.message };
+  } else if (qdrantAllReady && joining) {
+    qdrantCond = { type: ConditionType.QdrantReady, status: 'False', reason: Reason.QdrantPeersJoining, message: joining };
+  }
   if (scaleDown) {
     qdrantCond = { type: ConditionType.QdrantReady, status: 'False', reason: scaleDownBlocked ? Reason.ScaleDownBlocked : Reason.QdrantScalingDown, message: scaleDownText };
   }
@@ -300,6 +340,12 @@ export function computeStatus(
       phase = qdrantRolling && deploy ? 'Loading' : 'Pending';
       message = qUnschedulable ?? (qdrantRolling ? `rolling Qdrant to ${spec.qdrant.version}` : `waiting for Qdrant: ${qReady}/${qDesired} peers ready`);
     }
+  } else if (clusterProblem) {
+    phase = 'Degraded';
+    message = `Qdrant: ${clusterProblem.message}`;
+  } else if (joining) {
+    phase = 'Loading';
+    message = joining;
   } else if (!inferenceDone && crashing) {
     phase = iReady > 0 ? 'Degraded' : 'Failed';
     message = crashing;
@@ -327,12 +373,16 @@ export function computeStatus(
       : { type: ConditionType.Ready, status: 'False', reason: observed.reconcileError ? Reason.ReconcileFailed : Reason.ComponentsNotReady, message };
 
   const inputs = [readyCond, qdrantCond, inferenceCond, modelCond];
-  if (spec.qdrant.replicas >= 2 && spec.qdrant.replicationFactor === 1) {
+  const singleCopy = (clusterView?.collections ?? []).filter(c => (c.replicationFactor ?? 1) < 2).map(c => c.name);
+  if (spec.qdrant.replicas >= 2 && (spec.qdrant.replicationFactor === 1 || singleCopy.length)) {
+    const which = singleCopy.length
+      ? `collection${singleCopy.length === 1 ? '' : 's'} ${singleCopy.join(', ')} keep${singleCopy.length === 1 ? 's' : ''} one copy of each shard`
+      : 'collections are created with replication factor 1';
     inputs.push({
       type: ConditionType.DataAtRisk,
       status: 'True',
       reason: Reason.ReplicationFactorOne,
-      message: `collections are created with replication factor 1 on ${spec.qdrant.replicas} peers: a lost peer or volume loses its shards, and a rolling restart makes them unavailable; set spec.qdrant.replicationFactor to 2 or more`,
+      message: `${which} on ${spec.qdrant.replicas} peers: a lost peer or volume loses its shards, and a rolling restart makes them unavailable; set spec.qdrant.replicationFactor to 2 or more (existing collections keep theirs)`,
     });
   }
   if (scaleDown) {

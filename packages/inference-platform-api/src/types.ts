@@ -128,13 +128,30 @@ export interface QdrantPeer {
   uri: string;
 }
 
+/** A collection's shards as Qdrant reports them. */
+export interface QdrantCollectionHealth {
+  name: string;
+  replicationFactor?: number;
+  shards: number;
+  /** Replicas per state (Active, Partial, Dead, ...). */
+  replicas: Record<string, number>;
+  /** Shard transfers in flight. */
+  transfers: number;
+  /** Replicas that are not Active outside a transfer: "shard 3 on peer 42 is Dead". */
+  problems?: string[];
+}
+
 export interface QdrantClusterInfo {
   reachable: boolean;
   peerId?: string;
   peers?: QdrantPeer[];
   raftLeader?: string;
   raftTerm?: number;
+  raftCommit?: number;
   pendingOperations?: number;
+  /** Qdrant's consensus thread: working, stopped, stopped_with_err. */
+  consensus?: string;
+  collections?: QdrantCollectionHealth[];
   lastChecked?: string;
   message?: string;
 }

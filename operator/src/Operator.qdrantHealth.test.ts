@@ -1,0 +1,124 @@
+import {
+  condition,
+  createPlatform,
+  eventually,
+  get,
+  getPlatform,
+  newOperator,
+  operatorsStoppedAfterEach,
+  patchPlatform,
+  qdrantFleet,
+  sample,
+  waitForPhase,
+  withNamespace,
+} from './__testUtils__/operatorTestEnv';
+
+/**
+ * Qdrant's own view in the platform's status: the operator reads the
+ * cluster through its client Service (here: one peer of the cluster test
+ * double, shaped by the recorded real-Qdrant answers) and a platform whose
+ * Qdrant has no leader, lists peers no pod backs, or has shards that are not
+ * Active is not Ready.
+ */
+jest.setTimeout(120_000);
+const start = operatorsStoppedAfterEach();
+
+const uri = (ns: string, name: string, ordinal: number) => `http://${name}-qdrant-${ordinal}.${name}-qdrant-headless.${ns}.svc:6335/`;
+
+/** The platform's Qdrant cluster with `peers` members, and the operator pointed at peer 1 as its Service. */
+function clusterOf(ns: string, name: string, peers: number) {
+  const cluster = qdrantFleet.cluster(ns, name);
+  for (let i = 0; i < peers; i++) cluster.peerFor(uri(ns, name, i));
+  const service = cluster.members()[Math.min(1, peers - 1)];
+  return { cluster, qdrantUrl: () => cluster.urlOf(service) };
+}
+
+const events = async (ns: string, reason: string) =>
+  (await get(`/api/v1/namespaces/${ns}/events?fieldSelector=reason%3D${reason}`)).body.items;
+
+async function phaseWith(ns: string, name: string, phase: string, reason: string) {
+  return eventually(`${name} ${phase} (${reason})`, async () => {
+    const p = await getPlatform(ns, name);
+    return p.status?.phase === phase && condition(p, 'QdrantReady')?.reason === reason ? p : undefined;
+  });
+}
+
+describe("Qdrant's own view of its cluster", () => {
+  it('reports collections and the leader, records a leader change, and is Degraded while a replica is Dead', async () => {
+    await withNamespace('q-health', async ns => {
+      const p = sample(ns, 'health');
+      p.spec.qdrant.replicas = 3;
+      p.spec.inference.replicas = 1;
+      const { cluster, qdrantUrl } = clusterOf(ns, 'health', 3);
+      cluster.createCollection('images', { shardNumber: 2, replicationFactor: 2 });
+      const [peer0, peer1] = cluster.members();
+      await createPlatform(p);
+      await start(newOperator(ns, { qdrantUrl }));
+      const ready = await eventually('Ready with collections', async () => {
+        const x = await waitForPhase(ns, 'health', 'Ready');
+        return x.status.qdrantCluster?.collections ? x : undefined;
+      });
+      expect(ready.status.qdrantCluster).toMatchObject({
+        reachable: true,
+        raftLeader: String(peer0.id),
+        consensus: 'working',
+        collections: [{ name: 'images', replicationFactor: 2, shards: 2, replicas: { Active: 4 }, transfers: 0 }],
+      });
+      expect(condition(ready, 'DataAtRisk')).toBeUndefined();
+
+      // The leader's pod dies: a survivor takes over, its replicas are Dead.
+      cluster.kill(peer0.id);
+      const degraded = await phaseWith(ns, 'health', 'Degraded', 'QdrantShardsUnhealthy');
+      expect(degraded.status.message).toBe(`Qdrant: shard 0 of images on peer ${peer0.id} (health-qdrant-0) is Dead`);
+      expect(degraded.status.qdrantCluster.raftLeader).toBe(String(peer1.id));
+      await eventually('QdrantLeaderChanged Event', async () => {
+        const [e] = await events(ns, 'QdrantLeaderChanged');
+        return e?.message === `Qdrant Raft leader changed from peer ${peer0.id} (health-qdrant-0) to peer ${peer1.id} (health-qdrant-1) in term 2` ? e : undefined;
+      });
+    });
+  });
+
+  it('is Degraded without a Raft leader or with a peer no pod backs, and Loading while new peers join', async () => {
+    await withNamespace('q-raft', async ns => {
+      const p = sample(ns, 'raft');
+      p.spec.qdrant.replicas = 2;
+      p.spec.inference.replicas = 1;
+      const { cluster, qdrantUrl } = clusterOf(ns, 'raft', 2);
+      cluster.createCollection('images', { shardNumber: 2, replicationFactor: 1 });
+      await createPlatform(p);
+      await start(newOperator(ns, { qdrantUrl }));
+      const ready = await waitForPhase(ns, 'raft', 'Ready');
+      const leader = cluster.leader;
+
+      // Collections with one copy per shard on two peers: a warning, not a failure.
+      const risky = await eventually('DataAtRisk', async () => {
+        const x = await getPlatform(ns, 'raft');
+        return condition(x, 'DataAtRisk') ? x : undefined;
+      });
+      expect(condition(risky, 'DataAtRisk')).toMatchObject({ status: 'True', reason: 'ReplicationFactorOne', message: expect.stringMatching(/^collection images keeps one copy of each shard on 2 peers/) });
+      expect(risky.status.phase).toBe('Ready');
+      expect(ready.metadata.generation).toBe(1);
+
+      cluster.leader = undefined;
+      const leaderless = await phaseWith(ns, 'raft', 'Degraded', 'QdrantNoLeader');
+      expect(leaderless.status.message).toBe('Qdrant: the Qdrant cluster has no Raft leader');
+      cluster.leader = leader;
+      await waitForPhase(ns, 'raft', 'Ready');
+
+      // A peer left in Raft by a pod that no longer exists (ordinal 5 of a 2-peer StatefulSet).
+      const stray = cluster.addPeer(uri(ns, 'raft', 5));
+      const unbacked = await phaseWith(ns, 'raft', 'Degraded', 'QdrantUnbackedPeers');
+      expect(unbacked.status.message).toContain(`peer ${stray.id} (${uri(ns, 'raft', 5)})`);
+      stray.removed = true;
+      await waitForPhase(ns, 'raft', 'Ready');
+
+      // Scaling up: the new pod is ready before its peer has joined Raft.
+      await patchPlatform(ns, 'raft', { spec: { qdrant: { replicas: 3 } } });
+      const joining = await phaseWith(ns, 'raft', 'Loading', 'QdrantPeersJoining');
+      expect(joining.status.message).toBe('waiting for Qdrant peers to join the Raft cluster: 2/3');
+      cluster.peerFor(uri(ns, 'raft', 2));
+      const up = await waitForPhase(ns, 'raft', 'Ready');
+      expect(up.status.qdrantCluster.peers).toHaveLength(3);
+    });
+  });
+});
