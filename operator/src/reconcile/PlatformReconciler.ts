@@ -16,6 +16,7 @@ import { shortHash } from './shortHash';
 import { Recreation, statefulSetRecreation } from './statefulSetRecreation';
 import { LastWrites } from './LastWrites';
 import { QdrantScaleDown, ScaleDownStep } from './QdrantScaleDown';
+import { qdrantUpgradePartition, UpgradeStep } from './qdrantUpgradePartition';
 import { QdrantPeerClient, directQdrantRequest } from '../qdrant/QdrantPeerClient';
 import { FIELD_MANAGER, LABEL_COMPONENT, names } from './labels';
 import {
@@ -194,6 +195,22 @@ export class PlatformReconciler {
       }
       desiredSts.spec.replicas = scaleDown.replicas;
     }
+    const pods = caches.pods.byIndex(PODS_BY_PLATFORM, key);
+    const podsOf = (component: string) => pods.filter(o => o.metadata.labels?.[LABEL_COMPONENT] === component);
+    const clusterInfo = this.qdrantClusterInfo(key, p, spec.qdrant.apiKeySecretRef, sts, spec.qdrant.replicas);
+    // Version (or any template) changes restart one peer at a time, each once Qdrant has settled.
+    let upgrade: UpgradeStep | undefined;
+    if (sts && !stsLeaving && !recreation) {
+      upgrade = qdrantUpgradePartition(
+        desiredSts,
+        sts,
+        podsOf('qdrant'),
+        clusterInfo,
+        !!spec.qdrant.allowDowntime,
+        this.clusterInfo.get(key)?.at ?? 0,
+      );
+      desiredSts.spec.updateStrategy.rollingUpdate.partition = upgrade.partition;
+    }
     const children: Child[] = [
       { obj: qdrantHeadlessService(p), ref: Resources.services, cache: caches.services },
       { obj: qdrantClientService(p), ref: Resources.services, cache: caches.services },
@@ -230,9 +247,6 @@ export class PlatformReconciler {
         await this.deleteIfPresent(p, caches.pvcs, Resources.pvcs, pvc ? undefined : names.modelPvc(p));
       }
 
-      const pods = caches.pods.byIndex(PODS_BY_PLATFORM, key);
-      const podsOf = (component: string) => pods.filter(o => o.metadata.labels?.[LABEL_COMPONENT] === component);
-      const clusterInfo = this.qdrantClusterInfo(key, p, spec.qdrant.apiKeySecretRef, sts, spec.qdrant.replicas);
       const status = computeStatus(
         p,
         spec,
@@ -243,6 +257,7 @@ export class PlatformReconciler {
           inferencePods: podsOf('inference'),
           qdrantCluster: clusterInfo,
           qdrantScaleDown: scaleDown && scaleDown.status.step !== 'Done' ? scaleDown.status : undefined,
+          qdrantUpgrade: upgrade,
           reconcileError,
         },
         (this.o.now?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z'),
@@ -251,7 +266,7 @@ export class PlatformReconciler {
 
       if (reconcileError) throw new Error(reconcileError);
       // Qdrant's progress raises no Kubernetes event: look again soon.
-      const drainMs = scaleDown && scaleDown.status.step !== 'Done' ? this.o.drainPollMs ?? 2000 : undefined;
+      const drainMs = (scaleDown && scaleDown.status.step !== 'Done') || upgrade?.waiting ? this.o.drainPollMs ?? 2000 : undefined;
       if (deferMs !== undefined || drainMs !== undefined) return { requeueAfterMs: Math.min(deferMs ?? Infinity, drainMs ?? Infinity) };
       if (status.phase === 'Failed') return { requeueWithBackoff: true };
       // Look at Qdrant's cluster state again after the TTL (sooner while it

@@ -17,6 +17,8 @@ export interface ObservedChildren {
   qdrantPods: any[];
   inferencePods: any[];
   qdrantCluster?: QdrantClusterInfo;
+  /** An ordered Qdrant rollout: its partition and what it waits for. */
+  qdrantUpgrade?: { partition: number; waiting?: string; needsDowntime?: boolean };
   /** A Qdrant scale-down under way (peers draining) or blocked. */
   qdrantScaleDown?: QdrantScaleDownStatus;
   /** An error from applying children in this pass. */
@@ -188,6 +190,17 @@ export function qdrantClusterProblem(
   return undefined;
 }
 
+/** The Qdrant versions the peers run, from their containers' images: "v1.14.1", or "v1.14.1, v1.15.0" mid-upgrade. */
+export function runningVersions(pods: any[]): string | undefined {
+  const versions = new Set<string>();
+  for (const pod of pods) {
+    const image: string | undefined = (pod.status?.containerStatuses ?? []).find((c: any) => c.name === 'qdrant')?.image;
+    const tag = image && /:([^:/@]+)(@.*)?$/.exec(image)?.[1];
+    if (tag) versions.add(tag.startsWith('v') ? tag : `v${tag}`);
+  }
+  return versions.size ? [...versions].sort().join(', ') : undefined;
+}
+
 /** Every replica is on the current template and none is surplus (ready or not). */
 function onCurrentTemplate(obj: any, desired: number): boolean {
   if (!obj) return false;
@@ -268,6 +281,9 @@ export function computeStatus(
   } else if (qdrantAllReady && joining) {
     qdrantCond = { type: ConditionType.QdrantReady, status: 'False', reason: Reason.QdrantPeersJoining, message: joining };
   }
+  if (qdrantRolling && observed.qdrantUpgrade?.needsDowntime) {
+    qdrantCond = { type: ConditionType.QdrantReady, status: 'False', reason: Reason.QdrantUpgradeNeedsDowntime, message: observed.qdrantUpgrade.waiting ?? '' };
+  }
   if (scaleDown) {
     qdrantCond = { type: ConditionType.QdrantReady, status: 'False', reason: scaleDownBlocked ? Reason.ScaleDownBlocked : Reason.QdrantScalingDown, message: scaleDownText };
   }
@@ -332,13 +348,18 @@ export function computeStatus(
     // Every peer still serves while it drains; a blocked drain needs someone to act.
     phase = scaleDownBlocked ? 'Degraded' : 'Loading';
     message = scaleDownText;
+  } else if (qdrantRolling && observed.qdrantUpgrade?.needsDowntime) {
+    phase = 'Degraded';
+    message = `Qdrant upgrade to ${spec.qdrant.version} not started: ${observed.qdrantUpgrade.waiting}`;
   } else if (!qdrantAllReady) {
     if (deploy && !qdrantRolling && !qUnschedulable) {
       phase = 'Degraded';
       message = `${qReady}/${qDesired} Qdrant peers ready`;
     } else {
       phase = qdrantRolling && deploy ? 'Loading' : 'Pending';
-      message = qUnschedulable ?? (qdrantRolling ? `rolling Qdrant to ${spec.qdrant.version}` : `waiting for Qdrant: ${qReady}/${qDesired} peers ready`);
+      const upgradeWait = observed.qdrantUpgrade?.waiting;
+      const rollingText = `rolling Qdrant to ${spec.qdrant.version}: ${sts?.status?.updatedReplicas ?? 0}/${qDesired} peers restarted${upgradeWait ? `; ${upgradeWait}` : ''}`;
+      message = qUnschedulable ?? (qdrantRolling ? rollingText : `waiting for Qdrant: ${qReady}/${qDesired} peers ready`);
     }
   } else if (clusterProblem) {
     phase = 'Degraded';
@@ -400,6 +421,7 @@ export function computeStatus(
         : { type: ConditionType.QdrantClusterReachable, status: 'False', reason: Reason.ClusterInfoUnavailable, message: cluster.message ?? 'Qdrant REST API unreachable' },
     );
   }
+  const version = runningVersions(observed.qdrantPods);
   const generation = p.metadata.generation;
   const prev = p.status?.conditions;
   return {
@@ -415,7 +437,7 @@ export function computeStatus(
     inferenceReadiness: `${iReady}/${iDesired}`,
     inferenceSelector: selectorString(selectorLabels(p, 'inference')),
     ...(cluster ? { qdrantCluster: cluster } : {}),
-    ...(scaleDown ? { qdrant: { scaleDown } } : {}),
+    ...(scaleDown || version ? { qdrant: { ...(version ? { version } : {}), ...(scaleDown ? { scaleDown } : {}) } } : {}),
     ...(deploy ? { model: { desired: desiredModel, loaded } } : {}),
   };
 }

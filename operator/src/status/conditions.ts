@@ -14,6 +14,7 @@ export const Reason = {
   QdrantUnbackedPeers: 'QdrantUnbackedPeers',
   QdrantShardsUnhealthy: 'QdrantShardsUnhealthy',
   QdrantPeersJoining: 'QdrantPeersJoining',
+  QdrantUpgradeNeedsDowntime: 'QdrantUpgradeNeedsDowntime',
   PodsUnschedulable: 'PodsUnschedulable',
   WaitingForQdrant: 'WaitingForQdrant',
   InferenceAvailable: 'InferenceAvailable',

@@ -165,6 +165,11 @@ export const inferencePlatformSchema: JSONSchemaProps = {
               minimum: 1,
               maximum: 100,
             },
+            allowDowntime: {
+              type: 'boolean',
+              description:
+                'Let an upgrade restart peers although a collection keeps one copy per shard (replication factor 1): its shards are unavailable while their peer restarts. Without it such an upgrade waits.',
+            },
             storageClassName: {
               type: 'string',
               description: 'StorageClass of the Qdrant data volumes; empty uses the cluster default.',
@@ -426,6 +431,7 @@ export const inferencePlatformSchema: JSONSchemaProps = {
           type: 'object',
           description: 'What the operator knows of the Qdrant tier beyond its pods.',
           properties: {
+            version: { type: 'string', description: 'What the peers run, from their images; spec.qdrant.version is the target.' },
             scaleDown: {
               type: 'object',
               description: 'A scale-down in progress: leaving peers are drained and removed from Raft before their pods go.',

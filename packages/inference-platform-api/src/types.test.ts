@@ -19,6 +19,7 @@ const fullSpec: DeepRequired<InferencePlatformSpec> = {
     resources: { requests: { cpu: '1' }, limits: { cpu: '2' } },
     apiKeySecretRef: { name: 's', key: 'api-key' },
     replicationFactor: 2,
+    allowDowntime: false,
   },
   inference: {
     image: 'i',
@@ -77,6 +78,7 @@ const fullStatus: DeepRequired<InferencePlatformStatus> = {
     message: 'm',
   },
   qdrant: {
+    version: 'v1.14.1',
     scaleDown: {
       fromReplicas: 3,
       toReplicas: 2,

@@ -40,6 +40,11 @@ export interface QdrantSpec {
    * data), else 1. Collections that exist keep theirs.
    */
   replicationFactor?: number;
+  /**
+   * Lets an upgrade restart peers although a collection keeps one copy per
+   * shard (its shards are unavailable while their peer restarts).
+   */
+  allowDowntime?: boolean;
 }
 
 export type ModelSourceMode = 'emptyDir' | 'pvc';
@@ -172,6 +177,8 @@ export interface QdrantScaleDownStatus {
 
 /** What the operator knows of the Qdrant tier beyond its pods. */
 export interface QdrantStatus {
+  /** What the peers run, from their images ("v1.14.1", or "v1.14.1, v1.15.0" mid-upgrade); spec.qdrant.version is the target. */
+  version?: string;
   scaleDown?: QdrantScaleDownStatus;
 }
 

@@ -32,6 +32,7 @@ export function withDefaults(spec: InferencePlatformSpec): DefaultedSpec {
       ...q,
       replicas: q.replicas ?? 1,
       replicationFactor: q.replicationFactor ?? ((q.replicas ?? 1) >= 2 ? 2 : 1),
+      allowDowntime: q.allowDowntime ?? false,
       storageSize: q.storageSize ?? '10Gi',
       image: q.image ?? 'qdrant/qdrant',
       apiKeySecretRef: q.apiKeySecretRef
