@@ -466,10 +466,12 @@ export class PlatformReconciler {
     const leaderBefore: string | undefined = (current as any)?.qdrantCluster?.raftLeader;
     const leaderNow: string | undefined = status.qdrantCluster?.raftLeader;
     if (leaderBefore && leaderNow && leaderBefore !== leaderNow) {
-      const peer = (id: string) => {
-        const uri = status.qdrantCluster.peers?.find((x: any) => x.id === id)?.uri ?? (current as any)?.qdrantCluster?.peers?.find((x: any) => x.id === id)?.uri;
+      const peer = (peerId: string) => {
+        const uri =
+          status.qdrantCluster.peers?.find((x: any) => x.id === peerId)?.uri ??
+          (current as any)?.qdrantCluster?.peers?.find((x: any) => x.id === peerId)?.uri;
         const pod = uri ? /^https?:\/\/([^.:/]+)/.exec(uri)?.[1] : undefined;
-        return `peer ${id}${pod ? ` (${pod})` : ''}`;
+        return `peer ${peerId}${pod ? ` (${pod})` : ''}`;
       };
       const message = `Qdrant Raft leader changed from ${peer(leaderBefore)} to ${peer(leaderNow)} in term ${status.qdrantCluster.raftTerm}`;
       this.o.logger.info('Qdrant leader changed', { name: p.metadata.name, namespace: p.metadata.namespace, from: leaderBefore, to: leaderNow });

@@ -5,12 +5,14 @@ import { loadKubeConfig } from './kube/loadKubeConfig';
 import { Operator } from './Operator';
 
 /**
- * The drain on real Qdrant peers: the operator's StatefulSet runs a Qdrant
+ * Day-2 operations on real Qdrant peers: the operator's StatefulSet runs a Qdrant
  * binary on the local cluster's real node (QDRANT_BIN or
  * ~/.cache/cv-platform/qdrant/qdrant), and the operator, outside the
  * cluster, talks to each peer through the API server's pod proxy. Without a
- * binary the test says it is skipped (the same drain runs against the
- * recorded-answer double in Operator.qdrantScaleDown.test.ts).
+ * binary the tests say they are skipped (the same logic runs against the
+ * recorded-answer double in Operator.qdrantUpgrade.test.ts and
+ * Operator.qdrantScaleDown.test.ts). One platform of three peers: first an
+ * ordered upgrade, then a scale-down to two.
  */
 jest.setTimeout(900_000);
 
@@ -51,12 +53,54 @@ async function waitForPhase(phase: string, replicas: number) {
 const describeWithQdrant = bin ? describe : describe.skip;
 if (!bin) {
   console.warn(
-    'SKIPPED: draining real Qdrant peers on real pods needs a Qdrant binary (QDRANT_BIN or ~/.cache/cv-platform/qdrant/qdrant); ' +
-      'the drain is tested against the recorded-answer double in Operator.qdrantScaleDown.test.ts',
+    'SKIPPED: upgrading and draining real Qdrant peers on real pods needs a Qdrant binary (QDRANT_BIN or ~/.cache/cv-platform/qdrant/qdrant); ' +
+      'both are tested against the recorded-answer double in Operator.qdrantUpgrade.test.ts and Operator.qdrantScaleDown.test.ts',
   );
 }
 
-describeWithQdrant('scaling real Qdrant down on real pods', () => {
+const points = (n: number) =>
+  Array.from({ length: n }, (_, id) => ({ id, vector: Array.from({ length: 8 }, (_x, k) => ((id * 7 + k * 13) % 97) / 97 + 0.01), payload: { n: id } }));
+
+/**
+ * Searches the RF 2 collection through Qdrant's client Service (the API
+ * server's service proxy picks a ready peer) every 200 ms, bounded, while
+ * `during` runs. A search the proxy could not deliver (an endpoint that was
+ * going away) is retried once, as any client of a Service would; what fails
+ * twice, or any answer from Qdrant other than 200, is an error.
+ */
+async function searchesDuring<T>(during: () => Promise<T>): Promise<{ result: T; searches: number; retried: number; errors: string[] }> {
+  const errors: string[] = [];
+  let searches = 0;
+  let retried = 0;
+  let running = true;
+  const search = () =>
+    cluster.request('POST', `/api/v1/namespaces/${ns}/services/http:${name}-qdrant:6333/proxy/collections/rf2/points/query`, {
+      query: points(1)[0].vector,
+      limit: 3,
+    });
+  const loop = (async () => {
+    const deadline = Date.now() + 600_000;
+    while (running && Date.now() < deadline && searches < 5000) {
+      let res = await search();
+      if (res.status === 503 && /error trying to reach service/.test(JSON.stringify(res.body))) {
+        retried++;
+        await new Promise(r => setTimeout(r, 200));
+        res = await search();
+      }
+      if (res.status !== 200) errors.push(`${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+      searches++;
+      await new Promise(r => setTimeout(r, 200));
+    }
+  })();
+  try {
+    return { result: await during(), searches, retried, errors };
+  } finally {
+    running = false;
+    await loop;
+  }
+}
+
+describeWithQdrant('day-2 operations on real Qdrant peers on real pods', () => {
   beforeAll(async () => {
     cluster = await LocalCluster.start({ realNode: true });
     await cluster.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
@@ -76,7 +120,7 @@ describeWithQdrant('scaling real Qdrant down on real pods', () => {
     await cluster?.stop();
   });
 
-  it('3 -> 2 keeps all 1,000 points of an RF 1 collection, and an RF 2 collection answers throughout', async () => {
+  it('upgrades one peer at a time from the highest ordinal while an RF 2 collection answers every search', async () => {
     const p = sampleInferencePlatform(name, ns);
     p.spec.qdrant.replicas = 3;
     p.spec.qdrant.storageSize = '1Gi';
@@ -84,19 +128,50 @@ describeWithQdrant('scaling real Qdrant down on real pods', () => {
     p.spec.inference.replicas = 0;
     expect((await cluster.request('POST', platformsPath, p)).status).toBe(201);
     await waitForPhase('Ready', 3);
+    await qdrant(0, 'PUT', '/collections/rf2', { vectors: { size: 8, distance: 'Cosine' }, shard_number: 2, replication_factor: 2 });
+    await qdrant(0, 'PUT', '/collections/rf2/points?wait=true', { points: points(200) });
+    const stsPath = `/apis/apps/v1/namespaces/${ns}/statefulsets/${name}-qdrant`;
+    const revisionBefore = (await cluster.request('GET', stsPath)).body.status.updateRevision;
 
+    // One binary serves every tag on the real node: the new version restarts
+    // each peer on the same Qdrant, which is what the ordering is about.
+    const order: string[] = [];
+    const { searches, retried, errors } = await searchesDuring(async () => {
+      const res = await cluster.request('PATCH', platformPath, { spec: { qdrant: { version: 'v1.15.0' } } }, 'application/merge-patch+json');
+      expect(res.status).toBe(200);
+      await eventually(
+        'every peer restarted, in order',
+        async () => {
+          const sts = (await cluster.request('GET', stsPath)).body;
+          const pods = (await cluster.request('GET', `/api/v1/namespaces/${ns}/pods?labelSelector=app.kubernetes.io/component%3Dqdrant`)).body.items;
+          for (const pod of pods) {
+            const rev = pod.metadata.labels['controller-revision-hash'];
+            if (rev !== revisionBefore && rev === sts.status.updateRevision && !order.includes(pod.metadata.name)) order.push(pod.metadata.name);
+          }
+          const p2 = (await cluster.request('GET', platformPath)).body;
+          return p2.status?.phase === 'Ready' && p2.status?.qdrant?.version === 'v1.15.0' && p2.status.observedGeneration === p2.metadata.generation;
+        },
+        600_000,
+        250,
+      );
+    });
+    console.log(
+      `upgrade on real Qdrant: ${searches} searches on the RF 2 collection through its Service, ${retried} retried once, ${errors.length} failed; restart order ${order.join(', ')}`,
+    );
+    expect(order).toEqual([`${name}-qdrant-2`, `${name}-qdrant-1`, `${name}-qdrant-0`]);
+    expect(errors).toEqual([]);
+    expect((await qdrant(0, 'POST', '/collections/rf2/points/count', { exact: true })).count).toBe(200);
+  });
+
+  it('3 -> 2 keeps all 1,000 points of an RF 1 collection, and an RF 2 collection answers throughout', async () => {
     const before = await qdrant(0, 'GET', '/cluster');
     expect(Object.keys(before.peers)).toHaveLength(3);
     const leavingId = Object.entries(before.peers).find(([, v]: any) => v.uri.startsWith(`http://${name}-qdrant-2.`))![0];
 
     await qdrant(0, 'PUT', '/collections/images', { vectors: { size: 8, distance: 'Cosine' }, shard_number: 6, replication_factor: 1 });
-    await qdrant(0, 'PUT', '/collections/rf2', { vectors: { size: 8, distance: 'Cosine' }, shard_number: 2, replication_factor: 2 });
-    const points = (n: number) =>
-      Array.from({ length: n }, (_, id) => ({ id, vector: Array.from({ length: 8 }, (_x, k) => ((id * 7 + k * 13) % 97) / 97 + 0.01), payload: { n: id } }));
     for (let i = 0; i < 1000; i += 250) {
       await qdrant(0, 'PUT', '/collections/images/points?wait=true', { points: points(1000).slice(i, i + 250) });
     }
-    await qdrant(0, 'PUT', '/collections/rf2/points?wait=true', { points: points(200) });
     const onLeaving = (await qdrant(2, 'GET', '/collections/images/cluster')).local_shards.length;
     expect(onLeaving).toBeGreaterThan(0);
 
