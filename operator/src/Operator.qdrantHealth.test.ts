@@ -121,4 +121,39 @@ describe("Qdrant's own view of its cluster", () => {
       expect(up.status.qdrantCluster.peers).toHaveLength(3);
     });
   });
+
+  it('rolls the inference servers after a leader change only with onLeaderChange: RestartInference', async () => {
+    await withNamespace('q-leader', async ns => {
+      const deployment = async (name: string) => (await get(`/apis/apps/v1/namespaces/${ns}/deployments/${name}-inference`)).body;
+      const setUp = async (name: string, policy?: 'RestartInference') => {
+        const p = sample(ns, name);
+        p.spec.qdrant.replicas = 3;
+        p.spec.inference.replicas = 2;
+        if (policy) p.spec.qdrant.onLeaderChange = policy;
+        const { cluster, qdrantUrl } = clusterOf(ns, name, 3);
+        await createPlatform(p);
+        return { cluster, qdrantUrl };
+      };
+      const restarting = await setUp('restart', 'RestartInference');
+      const ignoring = await setUp('ignore');
+      await start(newOperator(ns, { qdrantUrl: p => (p.metadata.name === 'restart' ? restarting : ignoring).qdrantUrl() }));
+      await waitForPhase(ns, 'restart', 'Ready');
+      await waitForPhase(ns, 'ignore', 'Ready');
+      await eventually('term 1 remembered', async () => (await deployment('restart')).metadata.annotations?.['cv.platform.tech/qdrant-leader-term'] === '1');
+      const before = { restart: await deployment('restart'), ignore: await deployment('ignore') };
+      expect(before.restart.spec.template.metadata.annotations?.['cv.platform.tech/restarted-for-leader-term']).toBeUndefined();
+
+      for (const { cluster } of [restarting, ignoring]) cluster.kill(cluster.leader!);
+      const rolled = await eventually('restart rolled', async () => {
+        const d = await deployment('restart');
+        return d.spec.template.metadata.annotations?.['cv.platform.tech/restarted-for-leader-term'] === '2' ? d : undefined;
+      });
+      expect(rolled.spec.strategy.rollingUpdate).toEqual({ maxUnavailable: 0, maxSurge: 1 });
+      expect(rolled.metadata.annotations['cv.platform.tech/qdrant-leader-term']).toBe('2');
+      await eventually('ignore saw the new leader', async () => (await getPlatform(ns, 'ignore')).status?.qdrantCluster?.raftTerm === 2);
+      const ignored = await deployment('ignore');
+      expect(ignored.spec.template).toEqual(before.ignore.spec.template);
+      expect(ignored.metadata.generation).toBe(before.ignore.metadata.generation);
+    });
+  });
 });

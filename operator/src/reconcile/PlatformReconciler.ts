@@ -28,6 +28,8 @@ import {
   qdrantStatefulSet,
 } from './qdrantChildren';
 import {
+  ANNOTATION_RESTARTED_FOR_TERM,
+  ANNOTATION_SEEN_LEADER_TERM,
   inferenceConfigMap,
   inferenceDeployment,
   inferenceService,
@@ -115,6 +117,27 @@ export function significantChange(before: any, after: any): boolean {
   const conditions = (s: any) =>
     JSON.stringify((s.conditions ?? []).map((c: any) => [c.type, c.status, c.reason]).sort());
   return conditions(before) !== conditions(after);
+}
+
+/**
+ * onLeaderChange: RestartInference. The Deployment remembers the last Raft
+ * term seen; a later term (an election) stamps the pod template with it,
+ * which rolls the servers (maxUnavailable 0: never below the ready count).
+ * Unknown terms (Qdrant unreachable) change nothing.
+ */
+export function restartOnNewLeader(deployment: any, live: any, cluster: QdrantClusterInfo | undefined) {
+  const seen = Number(live?.metadata?.annotations?.[ANNOTATION_SEEN_LEADER_TERM] ?? NaN);
+  const term = cluster?.reachable ? cluster.raftTerm : undefined;
+  let restartedFor: string | undefined = live?.spec?.template?.metadata?.annotations?.[ANNOTATION_RESTARTED_FOR_TERM];
+  if (term !== undefined && !Number.isNaN(seen) && term > seen) restartedFor = String(term);
+  const remembered = term ?? (Number.isNaN(seen) ? undefined : seen);
+  if (remembered !== undefined) {
+    deployment.metadata.annotations = { ...(deployment.metadata.annotations ?? {}), [ANNOTATION_SEEN_LEADER_TERM]: String(remembered) };
+  }
+  if (restartedFor) {
+    const t = deployment.spec.template.metadata;
+    t.annotations = { ...(t.annotations ?? {}), [ANNOTATION_RESTARTED_FOR_TERM]: restartedFor };
+  }
 }
 
 /** Same content, whatever the key order the API server returned. */
@@ -225,7 +248,11 @@ export class PlatformReconciler {
     // Inference servers need Qdrant: they are first created once every peer is
     // Ready; after that the Deployment stays (a Qdrant hiccup degrades, it does not tear down).
     if (qdrantReady || deployExists) {
-      children.push({ obj: inferenceDeployment(p, spec), ref: Resources.deployments, cache: caches.deployments });
+      const deployment = inferenceDeployment(p, spec);
+      if (spec.qdrant.onLeaderChange === 'RestartInference') {
+        restartOnNewLeader(deployment, caches.deployments.get(namespace, names.inference(p)), clusterInfo);
+      }
+      children.push({ obj: deployment, ref: Resources.deployments, cache: caches.deployments });
     }
     children.push({ obj: inferenceService(p), ref: Resources.services, cache: caches.services });
 

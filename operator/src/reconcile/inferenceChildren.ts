@@ -136,6 +136,11 @@ const POD_SECURITY = {
 };
 const CONTAINER_SECURITY = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } };
 
+/** On the Deployment: the last Raft term of Qdrant the operator has seen. */
+export const ANNOTATION_SEEN_LEADER_TERM = 'cv.platform.tech/qdrant-leader-term';
+/** On its pod template: the term whose election restarted the servers (onLeaderChange: RestartInference). */
+export const ANNOTATION_RESTARTED_FOR_TERM = 'cv.platform.tech/restarted-for-leader-term';
+
 export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
   const i = spec.inference;
   const config = inferenceConfigMap(p, spec);

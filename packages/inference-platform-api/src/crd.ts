@@ -165,6 +165,12 @@ export const inferencePlatformSchema: JSONSchemaProps = {
               minimum: 1,
               maximum: 100,
             },
+            onLeaderChange: {
+              type: 'string',
+              enum: ['Ignore', 'RestartInference'],
+              description:
+                'After Qdrant elects a new Raft leader: Ignore (default; the inference servers reach Qdrant through its Service and any peer forwards writes to the leader) or RestartInference (a rolling restart of the inference servers that never goes below their ready count).',
+            },
             allowDowntime: {
               type: 'boolean',
               description:

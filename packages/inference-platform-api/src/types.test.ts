@@ -20,6 +20,7 @@ const fullSpec: DeepRequired<InferencePlatformSpec> = {
     apiKeySecretRef: { name: 's', key: 'api-key' },
     replicationFactor: 2,
     allowDowntime: false,
+    onLeaderChange: 'Ignore',
   },
   inference: {
     image: 'i',

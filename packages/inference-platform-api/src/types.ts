@@ -45,6 +45,13 @@ export interface QdrantSpec {
    * shard (its shards are unavailable while their peer restarts).
    */
   allowDowntime?: boolean;
+  /**
+   * After Qdrant elects a new Raft leader: Ignore (default: the servers talk
+   * to the Qdrant Service, and any peer forwards writes to the leader) or
+   * RestartInference (a rolling restart that never takes the servers below
+   * their ready count, for clients that pin a connection).
+   */
+  onLeaderChange?: 'Ignore' | 'RestartInference';
 }
 
 export type ModelSourceMode = 'emptyDir' | 'pvc';

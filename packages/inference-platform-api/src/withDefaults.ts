@@ -33,6 +33,7 @@ export function withDefaults(spec: InferencePlatformSpec): DefaultedSpec {
       replicas: q.replicas ?? 1,
       replicationFactor: q.replicationFactor ?? ((q.replicas ?? 1) >= 2 ? 2 : 1),
       allowDowntime: q.allowDowntime ?? false,
+      onLeaderChange: q.onLeaderChange ?? 'Ignore',
       storageSize: q.storageSize ?? '10Gi',
       image: q.image ?? 'qdrant/qdrant',
       apiKeySecretRef: q.apiKeySecretRef
