@@ -46,7 +46,7 @@ async function clusterWith(ns: string, name: string, peers: number, collection: 
 const adminCalls = (cluster: ReturnType<typeof qdrantFleet.cluster>) =>
   cluster.calls.filter(c => c.method !== 'GET' && !c.path.endsWith('/points'));
 
-describe('scaling Qdrant down', () => {
+describe('scaling Qdrant', () => {
   it('drains a leaving peer and removes it from Raft before its pod goes, losing no point', async () => {
     await withNamespace('q-drain', async ns => {
       const p = sample(ns, 'drain');
@@ -157,6 +157,59 @@ describe('scaling Qdrant down', () => {
       expect((await sts(ns, 'resume')).spec.replicas).toBe(2);
       expect(adminCalls(cluster).filter(c => (c.body as any)?.move_shard)).toHaveLength(2);
       expect(cluster.pointCount('images')).toBe(600);
+    });
+  });
+
+  it('after a scale-up, moves shards onto the new peer until every peer holds as many (spec.qdrant.rebalance)', async () => {
+    await withNamespace('q-rebalance', async ns => {
+      const p = sample(ns, 'even');
+      p.spec.qdrant.replicas = 2;
+      p.spec.inference.replicas = 1;
+      await createPlatform(p);
+      const cluster = await clusterWith(ns, 'even', 2, { shards: 6, rf: 1, points: 600 });
+      await start(newOperator(ns, { qdrantUrl: () => cluster.urlOf(cluster.members()[0]) }));
+      await waitForPhase(ns, 'even', 'Ready');
+      expect(adminCalls(cluster)).toEqual([]);
+
+      await patchPlatform(ns, 'even', { spec: { qdrant: { replicas: 3 } } });
+      // The new pod is Ready; its peer joins Raft as a started pod would.
+      await eventually('peer 2 waited for', async () => condition(await getPlatform(ns, 'even'), 'QdrantReady')?.reason === 'QdrantPeersJoining');
+      const joined = qdrantFleet.peerUrl({ metadata: { namespace: ns, name: 'even' } }, 'even-qdrant-2');
+      expect(joined).toContain('/peer/');
+      const even = await eventually('even placement', async () => {
+        const x = await waitForPhase(ns, 'even', 'Ready');
+        const perPeer = x.status.qdrantCluster?.collections?.[0]?.perPeer;
+        return perPeer && Object.values(perPeer).length === 3 && Object.values(perPeer).every(n => n === 2) ? x : undefined;
+      });
+      expect(even.status.qdrantCluster.collections[0].transfers).toBe(0);
+      const moves = adminCalls(cluster).filter(c => (c.body as any)?.move_shard);
+      expect(moves).toHaveLength(2);
+      const newPeer = cluster.members()[2].id;
+      for (const m of moves) expect((m.body as any).move_shard.to_peer_id).toBe(newPeer);
+      expect(cluster.pointCount('images')).toBe(600);
+      expect((await events(ns, 'RebalancingShards')).length).toBeGreaterThan(0);
+    });
+  });
+
+  it('leaves the placement alone with rebalance: false', async () => {
+    await withNamespace('q-norebalance', async ns => {
+      const p = sample(ns, 'keep');
+      p.spec.qdrant.replicas = 3;
+      p.spec.qdrant.rebalance = false;
+      p.spec.inference.replicas = 1;
+      await createPlatform(p);
+      const cluster = await clusterWith(ns, 'keep', 3, { shards: 6, rf: 1, points: 60 });
+      const ids = cluster.members().map(m => m.id);
+      cluster.createCollection('lopsided', { shardNumber: 4, replicationFactor: 1, placement: [[ids[0]], [ids[0]], [ids[0]], [ids[1]]] });
+      await start(newOperator(ns, { qdrantUrl: () => cluster.urlOf(cluster.members()[0]) }));
+      const ready = await eventually('Ready with the lopsided collection seen', async () => {
+        const x = await waitForPhase(ns, 'keep', 'Ready');
+        return x.status.qdrantCluster?.collections?.length === 2 ? x : undefined;
+      });
+      expect(ready.status.qdrantCluster.collections.find((c: any) => c.name === 'lopsided').perPeer).toEqual({ [ids[0]]: 3, [ids[1]]: 1, [ids[2]]: 0 });
+      const looks = cluster.calls.length;
+      await eventually('several looks at Qdrant', async () => cluster.calls.slice(looks).filter(c => c.path === '/cluster').length >= 4);
+      expect(adminCalls(cluster)).toEqual([]);
     });
   });
 });

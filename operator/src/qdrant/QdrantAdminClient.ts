@@ -116,8 +116,10 @@ export class QdrantAdminClient {
             ...(layout.local_shards ?? []).map((x: any) => ({ ...x, peer_id: layout.peer_id })),
             ...(layout.remote_shards ?? []),
           ];
+          const perPeer: Record<string, number> = Object.fromEntries(peers.map(p => [p.id, 0]));
           for (const x of all) {
             replicas[x.state] = (replicas[x.state] ?? 0) + 1;
+            perPeer[String(x.peer_id)] = (perPeer[String(x.peer_id)] ?? 0) + 1;
             if (x.state !== 'Active' && !moving.has(`${x.shard_id}@${x.peer_id}`)) {
               problems.push(`shard ${x.shard_id} of ${name} on ${who(String(x.peer_id))} is ${x.state}`);
             }
@@ -127,6 +129,7 @@ export class QdrantAdminClient {
             replicationFactor: info.config?.params?.replication_factor ?? 1,
             shards: layout.shard_count ?? 0,
             replicas,
+            perPeer,
             transfers: (layout.shard_transfers ?? []).length,
             ...(problems.length ? { problems: problems.sort() } : {}),
           };

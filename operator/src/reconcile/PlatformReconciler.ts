@@ -16,6 +16,7 @@ import { shortHash } from './shortHash';
 import { Recreation, statefulSetRecreation } from './statefulSetRecreation';
 import { LastWrites } from './LastWrites';
 import { QdrantScaleDown, ScaleDownStep } from './QdrantScaleDown';
+import { QdrantRebalance } from './QdrantRebalance';
 import { qdrantUpgradePartition, UpgradeStep } from './qdrantUpgradePartition';
 import { QdrantPeerClient, directQdrantRequest } from '../qdrant/QdrantPeerClient';
 import { FIELD_MANAGER, LABEL_COMPONENT, names } from './labels';
@@ -159,14 +160,17 @@ export class PlatformReconciler {
   /** When each platform's status was last written (for coalescing). */
   private readonly lastStatusWrite = new Map<string, number>();
   private readonly scaleDown: QdrantScaleDown;
+  private readonly rebalance: QdrantRebalance;
 
   constructor(private readonly o: ReconcilerOptions) {
     this.qdrant = o.qdrant ?? new QdrantAdminClient();
-    this.scaleDown = new QdrantScaleDown({
+    const peerDeps = {
       client: o.qdrantPeers ?? new QdrantPeerClient(directQdrantRequest),
       peerUrl: o.qdrantPeerUrl ?? qdrantPeerUrl,
       logger: o.logger,
-    });
+    };
+    this.scaleDown = new QdrantScaleDown(peerDeps);
+    this.rebalance = new QdrantRebalance(peerDeps);
     const { platforms, pods, ...children } = o.caches;
     for (const cache of Object.values(children)) {
       cache.on((_type, obj) => this.lastWrites.observed(objectId(obj.kind, obj.metadata.namespace, obj.metadata.name)));
@@ -234,6 +238,19 @@ export class PlatformReconciler {
       );
       desiredSts.spec.updateStrategy.rollingUpdate.partition = upgrade.partition;
     }
+    // New peers after a scale-up hold nothing: move shards onto them once all is settled.
+    let rebalancing = false;
+    const stsSettled =
+      !!sts && sts.spec?.replicas === spec.qdrant.replicas && sts.status?.readyReplicas === spec.qdrant.replicas &&
+      sts.status?.updateRevision === sts.status?.currentRevision;
+    if (spec.qdrant.rebalance && !scaleDown && stsSettled && QdrantRebalance.needed(clusterInfo, spec.qdrant.replicas)) {
+      rebalancing = true;
+      try {
+        await this.rebalance.step(p, names.qdrant(p), spec.qdrant.replicas, await this.readApiKey(p, spec.qdrant.apiKeySecretRef), events);
+      } catch (e) {
+        logger.warn('Rebalancing Qdrant failed', { name, namespace, error: String(e) });
+      }
+    }
     const children: Child[] = [
       { obj: qdrantHeadlessService(p), ref: Resources.services, cache: caches.services },
       { obj: qdrantClientService(p), ref: Resources.services, cache: caches.services },
@@ -293,7 +310,7 @@ export class PlatformReconciler {
 
       if (reconcileError) throw new Error(reconcileError);
       // Qdrant's progress raises no Kubernetes event: look again soon.
-      const drainMs = (scaleDown && scaleDown.status.step !== 'Done') || upgrade?.waiting ? this.o.drainPollMs ?? 2000 : undefined;
+      const drainMs = (scaleDown && scaleDown.status.step !== 'Done') || upgrade?.waiting || rebalancing ? this.o.drainPollMs ?? 2000 : undefined;
       if (deferMs !== undefined || drainMs !== undefined) return { requeueAfterMs: Math.min(deferMs ?? Infinity, drainMs ?? Infinity) };
       if (status.phase === 'Failed') return { requeueWithBackoff: true };
       // Look at Qdrant's cluster state again after the TTL (sooner while it

@@ -165,6 +165,10 @@ export const inferencePlatformSchema: JSONSchemaProps = {
               minimum: 1,
               maximum: 100,
             },
+            rebalance: {
+              type: 'boolean',
+              description: 'After a scale-up, move shards onto the new peers until every peer holds about as many replicas of each collection (default true).',
+            },
             onLeaderChange: {
               type: 'string',
               enum: ['Ignore', 'RestartInference'],
@@ -480,6 +484,7 @@ export const inferencePlatformSchema: JSONSchemaProps = {
                   replicationFactor: { type: 'integer' },
                   shards: { type: 'integer' },
                   replicas: { type: 'object', additionalProperties: { type: 'integer' } },
+                  perPeer: { type: 'object', description: 'Replicas per Raft peer id.', additionalProperties: { type: 'integer' } },
                   transfers: { type: 'integer' },
                   problems: { type: 'array', items: { type: 'string' } },
                 },

@@ -21,6 +21,7 @@ const fullSpec: DeepRequired<InferencePlatformSpec> = {
     replicationFactor: 2,
     allowDowntime: false,
     onLeaderChange: 'Ignore',
+    rebalance: true,
   },
   inference: {
     image: 'i',
@@ -74,7 +75,7 @@ const fullStatus: DeepRequired<InferencePlatformStatus> = {
     raftCommit: 9,
     pendingOperations: 0,
     consensus: 'working',
-    collections: [{ name: 'images', replicationFactor: 2, shards: 2, replicas: { Active: 4 }, transfers: 0, problems: ['p'] }],
+    collections: [{ name: 'images', replicationFactor: 2, shards: 2, replicas: { Active: 4 }, perPeer: { '1': 4 }, transfers: 0, problems: ['p'] }],
     lastChecked: 't',
     message: 'm',
   },

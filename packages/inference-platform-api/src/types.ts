@@ -46,6 +46,11 @@ export interface QdrantSpec {
    */
   allowDowntime?: boolean;
   /**
+   * Move shards onto new peers after a scale-up until every peer holds
+   * about as many replicas of each collection (default true).
+   */
+  rebalance?: boolean;
+  /**
    * After Qdrant elects a new Raft leader: Ignore (default: the servers talk
    * to the Qdrant Service, and any peer forwards writes to the leader) or
    * RestartInference (a rolling restart that never takes the servers below
@@ -147,6 +152,8 @@ export interface QdrantCollectionHealth {
   shards: number;
   /** Replicas per state (Active, Partial, Dead, ...). */
   replicas: Record<string, number>;
+  /** Replicas per Raft peer id (every member listed, 0 included). */
+  perPeer?: Record<string, number>;
   /** Shard transfers in flight. */
   transfers: number;
   /** Replicas that are not Active outside a transfer: "shard 3 on peer 42 is Dead". */

@@ -34,6 +34,7 @@ export function withDefaults(spec: InferencePlatformSpec): DefaultedSpec {
       replicationFactor: q.replicationFactor ?? ((q.replicas ?? 1) >= 2 ? 2 : 1),
       allowDowntime: q.allowDowntime ?? false,
       onLeaderChange: q.onLeaderChange ?? 'Ignore',
+      rebalance: q.rebalance ?? true,
       storageSize: q.storageSize ?? '10Gi',
       image: q.image ?? 'qdrant/qdrant',
       apiKeySecretRef: q.apiKeySecretRef

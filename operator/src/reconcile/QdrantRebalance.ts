@@ -1,0 +1,55 @@
+import { InferencePlatform, QdrantClusterInfo } from '@cv-platform/inference-platform-api';
+import { Logger } from '../logger';
+import { observeCluster } from '../qdrant/observeCluster';
+import { planRebalance, unevenPlacement } from '../qdrant/planRebalance';
+import { QdrantPeerClient } from '../qdrant/QdrantPeerClient';
+import type { PendingEvent } from './PlatformReconciler';
+
+/**
+ * After a scale-up Qdrant leaves existing shards where they are: new peers
+ * hold nothing until a collection is created. With spec.qdrant.rebalance the
+ * operator moves shards onto them, one move per collection at a time, but
+ * only while the cluster is otherwise settled (every peer Ready and in Raft,
+ * nothing pending, every replica Active, no transfer), so it never competes
+ * with a drain, an upgrade or a recovery.
+ */
+export class QdrantRebalance {
+  constructor(
+    private readonly o: {
+      client: QdrantPeerClient;
+      peerUrl: (p: InferencePlatform, pod: string) => string;
+      logger: Logger;
+    },
+  ) {}
+
+  /** Whether the cluster info shows a settled cluster with an uneven placement. */
+  static needed(cluster: QdrantClusterInfo | undefined, peers: number): boolean {
+    if (!cluster?.reachable || !cluster.raftLeader || cluster.pendingOperations) return false;
+    if ((cluster.peers?.length ?? 0) !== peers || !cluster.collections) return false;
+    if (cluster.collections.some(c => c.transfers || c.problems?.length)) return false;
+    return unevenPlacement(cluster.collections.map(c => c.perPeer), cluster.peers!.map(x => x.id));
+  }
+
+  /** Issues the next moves; returns how many were started. */
+  async step(p: InferencePlatform, statefulSet: string, peers: number, apiKey: string | undefined, events: PendingEvent[]): Promise<number> {
+    const pods = Array.from({ length: peers }, (_, ordinal) => {
+      const pod = `${statefulSet}-${ordinal}`;
+      return { ordinal, pod, url: this.o.peerUrl(p, pod) };
+    });
+    const view = await observeCluster(this.o.client, statefulSet, pods, apiKey);
+    if (!view.leader || view.peers.some(x => !x.status)) return 0;
+    const target = view.peers.find(x => x.status?.peerId === view.leader) ?? view.authority!;
+    const done: string[] = [];
+    for (const op of planRebalance(view, peers)) {
+      try {
+        await this.o.client.operate(target.url, op.collection, op.op, apiKey);
+        done.push(op.description);
+        this.o.logger.info('Started shard operation', { name: p.metadata.name, namespace: p.metadata.namespace, operation: op.description });
+      } catch (e) {
+        events.push(['Warning', 'ShardOperationFailed', `${op.description}: ${e instanceof Error ? e.message : e}`]);
+      }
+    }
+    if (done.length) events.push(['Normal', 'RebalancingShards', `Rebalancing Qdrant: ${done.join('; ')}`]);
+    return done.length;
+  }
+}
