@@ -2,6 +2,8 @@ import {
   condition,
   createPlatform,
   eventually,
+  peerUri,
+  eventsWithReason,
   get,
   getPlatform,
   newOperator,
@@ -23,18 +25,15 @@ import {
 jest.setTimeout(120_000);
 const start = operatorsStoppedAfterEach();
 
-const uri = (ns: string, name: string, ordinal: number) => `http://${name}-qdrant-${ordinal}.${name}-qdrant-headless.${ns}.svc:6335/`;
 
 /** The platform's Qdrant cluster with `peers` members, and the operator pointed at peer 1 as its Service. */
 function clusterOf(ns: string, name: string, peers: number) {
   const cluster = qdrantFleet.cluster(ns, name);
-  for (let i = 0; i < peers; i++) cluster.peerFor(uri(ns, name, i));
+  for (let i = 0; i < peers; i++) cluster.peerFor(peerUri(ns, name, i));
   const service = cluster.members()[Math.min(1, peers - 1)];
   return { cluster, qdrantUrl: () => cluster.urlOf(service) };
 }
 
-const events = async (ns: string, reason: string) =>
-  (await get(`/api/v1/namespaces/${ns}/events?fieldSelector=reason%3D${reason}`)).body.items;
 
 async function phaseWith(ns: string, name: string, phase: string, reason: string) {
   return eventually(`${name} ${phase} (${reason})`, async () => {
@@ -72,7 +71,7 @@ describe("Qdrant's own view of its cluster", () => {
       expect(degraded.status.message).toBe(`Qdrant: shard 0 of images on peer ${peer0.id} (health-qdrant-0) is Dead`);
       expect(degraded.status.qdrantCluster.raftLeader).toBe(String(peer1.id));
       await eventually('QdrantLeaderChanged Event', async () => {
-        const [e] = await events(ns, 'QdrantLeaderChanged');
+        const [e] = await eventsWithReason(ns, 'QdrantLeaderChanged');
         return e?.message === `Qdrant Raft leader changed from peer ${peer0.id} (health-qdrant-0) to peer ${peer1.id} (health-qdrant-1) in term 2` ? e : undefined;
       });
     });
@@ -106,9 +105,9 @@ describe("Qdrant's own view of its cluster", () => {
       await waitForPhase(ns, 'raft', 'Ready');
 
       // A peer left in Raft by a pod that no longer exists (ordinal 5 of a 2-peer StatefulSet).
-      const stray = cluster.addPeer(uri(ns, 'raft', 5));
+      const stray = cluster.addPeer(peerUri(ns, 'raft', 5));
       const unbacked = await phaseWith(ns, 'raft', 'Degraded', 'QdrantUnbackedPeers');
-      expect(unbacked.status.message).toContain(`peer ${stray.id} (${uri(ns, 'raft', 5)})`);
+      expect(unbacked.status.message).toContain(`peer ${stray.id} (${peerUri(ns, 'raft', 5)})`);
       stray.removed = true;
       await waitForPhase(ns, 'raft', 'Ready');
 
@@ -116,7 +115,7 @@ describe("Qdrant's own view of its cluster", () => {
       await patchPlatform(ns, 'raft', { spec: { qdrant: { replicas: 3 } } });
       const joining = await phaseWith(ns, 'raft', 'Loading', 'QdrantPeersJoining');
       expect(joining.status.message).toBe('waiting for Qdrant peers to join the Raft cluster: 2/3');
-      cluster.peerFor(uri(ns, 'raft', 2));
+      cluster.peerFor(peerUri(ns, 'raft', 2));
       const up = await waitForPhase(ns, 'raft', 'Ready');
       expect(up.status.qdrantCluster.peers).toHaveLength(3);
     });

@@ -2,6 +2,7 @@ import {
   condition,
   createPlatform,
   eventually,
+  eventsWithReason,
   get,
   getPlatform,
   newOperator,
@@ -23,8 +24,6 @@ jest.setTimeout(120_000);
 const start = operatorsStoppedAfterEach();
 
 const sts = async (ns: string, name: string) => (await get(`/apis/apps/v1/namespaces/${ns}/statefulsets/${name}-qdrant`)).body;
-const events = async (ns: string, reason: string) =>
-  (await get(`/api/v1/namespaces/${ns}/events?fieldSelector=reason%3D${reason}`)).body.items;
 
 /** The platform's peers, joined as their pods would, with a collection placed over them. */
 async function clusterWith(ns: string, name: string, peers: number, collection: { shards: number; rf: number; points: number }) {
@@ -83,8 +82,8 @@ describe('scaling Qdrant', () => {
         expect(m.peer).not.toBe(leaving.id);
       }
       expect(adminCalls(cluster).map(c => `${c.method} ${c.path}`).pop()).toBe(`DELETE /cluster/peer/${leaving.id}`);
-      expect((await events(ns, 'DrainingQdrantPeer')).length).toBeGreaterThan(0);
-      expect((await events(ns, 'RemovedQdrantPeer'))[0].message).toContain(`Removed peer ${leaving.id} (drain-qdrant-2)`);
+      expect((await eventsWithReason(ns, 'DrainingQdrantPeer')).length).toBeGreaterThan(0);
+      expect((await eventsWithReason(ns, 'RemovedQdrantPeer'))[0].message).toContain(`Removed peer ${leaving.id} (drain-qdrant-2)`);
       // The drained peer's volume goes with it (its Raft identity must not come back on a scale-up).
       await eventually('storage-drain-qdrant-2 deleted', async () =>
         (await get(`/api/v1/namespaces/${ns}/persistentvolumeclaims/storage-drain-qdrant-2`)).status === 404,
@@ -187,7 +186,7 @@ describe('scaling Qdrant', () => {
       const newPeer = cluster.members()[2].id;
       for (const m of moves) expect((m.body as any).move_shard.to_peer_id).toBe(newPeer);
       expect(cluster.pointCount('images')).toBe(600);
-      expect((await events(ns, 'RebalancingShards')).length).toBeGreaterThan(0);
+      expect((await eventsWithReason(ns, 'RebalancingShards')).length).toBeGreaterThan(0);
     });
   });
 

@@ -2,6 +2,7 @@ import {
   condition,
   createPlatform,
   eventually,
+  peerUri,
   get,
   getPlatform,
   newOperator,
@@ -22,14 +23,13 @@ import {
 jest.setTimeout(120_000);
 const start = operatorsStoppedAfterEach();
 
-const uri = (ns: string, name: string, ordinal: number) => `http://${name}-qdrant-${ordinal}.${name}-qdrant-headless.${ns}.svc:6335/`;
 const sts = async (ns: string, name: string) => (await get(`/apis/apps/v1/namespaces/${ns}/statefulsets/${name}-qdrant`)).body;
 const pods = async (ns: string, name: string) =>
   (await get(`/api/v1/namespaces/${ns}/pods?labelSelector=cv.platform.tech/platform%3D${name},app.kubernetes.io/component%3Dqdrant`)).body.items;
 
 async function platformWithCluster(ns: string, name: string, rf: number) {
   const cluster = qdrantFleet.cluster(ns, name);
-  for (let i = 0; i < 3; i++) cluster.peerFor(uri(ns, name, i));
+  for (let i = 0; i < 3; i++) cluster.peerFor(peerUri(ns, name, i));
   cluster.createCollection('images', { shardNumber: 3, replicationFactor: rf });
   const p = sample(ns, name);
   p.spec.qdrant.replicas = 3;

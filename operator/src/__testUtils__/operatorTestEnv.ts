@@ -114,3 +114,11 @@ export function capturingLogger() {
   };
   return { lines, logger };
 }
+
+/** The p2p URI a platform's Qdrant peer announces, as Raft lists it. */
+export const peerUri = (ns: string, name: string, ordinal: number) =>
+  `http://${name}-qdrant-${ordinal}.${name}-qdrant-headless.${ns}.svc:6335/`;
+
+/** Events in a namespace with a reason. */
+export const eventsWithReason = async (ns: string, reason: string) =>
+  (await api.request('GET', `/api/v1/namespaces/${ns}/events?fieldSelector=reason%3D${reason}`)).body.items;

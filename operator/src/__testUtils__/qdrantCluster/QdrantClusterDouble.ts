@@ -194,12 +194,8 @@ export class QdrantClusterDouble {
 
   async stop(): Promise<void> {
     const server = this.server;
-    if (!server) return;
     this.server = undefined;
-    await new Promise<void>(resolve => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+    await closeServer(server);
   }
 
   private finish(c: Collection, t: Transfer) {
@@ -430,6 +426,14 @@ export class QdrantClusterDouble {
   }
 }
 
+async function closeServer(server: http.Server | undefined) {
+  if (!server) return;
+  await new Promise<void>(resolve => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
 function roleOf(peer: number, leader: number | undefined): string {
   if (leader === undefined) return 'Candidate';
   return leader === peer ? 'Leader' : 'Follower';
@@ -488,11 +492,7 @@ export class QdrantFleetDouble {
 
   async stop(): Promise<void> {
     const server = this.server;
-    if (!server) return;
     this.server = undefined;
-    await new Promise<void>(resolve => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+    await closeServer(server);
   }
 }
