@@ -39,6 +39,8 @@ export class QdrantTestDouble {
       apiKey?: string;
       /** Set when the double runs as a pod's Qdrant: it says so in `GET /`. */
       standIn?: boolean;
+      /** The p2p URI it announces in `GET /cluster`, as Qdrant's `--uri` (default: from the request's host). */
+      peerUri?: string;
       host?: string;
     } = {},
   ) {}
@@ -82,7 +84,7 @@ export class QdrantTestDouble {
     // As a one-peer Qdrant cluster answers (shape of the recorded
     // ../shared/qdrant-api/cluster-status-3-peers.json, with one peer).
     app.get('/cluster', (req, res) => {
-      const self = `http://${req.hostname}:6335/`;
+      const self = this.options.peerUri ?? `http://${req.hostname}:6335/`;
       this.ok(res, {
         status: 'enabled',
         peer_id: this.peerId,

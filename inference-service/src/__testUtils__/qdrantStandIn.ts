@@ -8,10 +8,15 @@
 import { QdrantTestDouble } from './QdrantTestDouble';
 
 const port = Number(process.env.QDRANT__SERVICE__HTTP_PORT ?? 6333);
+const args = process.argv.slice(2);
+// As Qdrant, it announces the URI its --uri flag gives (the operator reads
+// the StatefulSet ordinal from it); the other cluster flags are ignored.
+const uriAt = args.indexOf('--uri');
 const double = new QdrantTestDouble({
   apiKey: process.env.QDRANT__SERVICE__API_KEY || undefined,
   standIn: true,
   host: '0.0.0.0',
+  peerUri: uriAt >= 0 && args[uriAt + 1] ? `${args[uriAt + 1].replace(/\/$/, '')}/` : undefined,
 });
 
 double.start(port).then(
