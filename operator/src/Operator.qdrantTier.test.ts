@@ -2,9 +2,11 @@ import { withDefaults } from '@cv-platform/inference-platform-api';
 import { qdrantStatefulSet } from './reconcile/qdrantChildren';
 import {
   api,
+  condition,
   createPlatform,
   eventually,
   get,
+  getPlatform,
   newOperator,
   operatorsStoppedAfterEach,
   patchPlatform,
@@ -132,6 +134,31 @@ describe('the Qdrant tier on the API server', () => {
       expect((await get(stsPath(ns, 'grow'))).body.metadata.uid).toBe(after.metadata.uid);
       expect((await get(stsPath(ns, 'grow'))).body.metadata.generation).toBe(after.metadata.generation);
       void rv;
+    });
+  });
+
+  it('says so in a condition when the StorageClass cannot expand the volumes', async () => {
+    await withNamespace('q-fixed', async ns => {
+      const p = sample(ns, 'fixed');
+      p.spec.qdrant.replicas = 1;
+      p.spec.qdrant.storageClassName = 'kwok-volume';
+      p.spec.inference.replicas = 1;
+      await createPlatform(p);
+      await start(newOperator(ns));
+      await waitForPhase(ns, 'fixed', 'Ready');
+      await patchPlatform(ns, 'fixed', { spec: { qdrant: { storageSize: '20Gi' } } });
+      const refused = await eventually('ResizeUnsupported', async () => {
+        const x = await getPlatform(ns, 'fixed');
+        return condition(x, 'ResizeUnsupported') ? x : undefined;
+      });
+      expect(condition(refused, 'ResizeUnsupported')).toMatchObject({
+        status: 'True',
+        reason: 'VolumeExpansionRefused',
+        message: 'PersistentVolumeClaim storage-fixed-qdrant-0 (10Gi, StorageClass kwok-volume) below spec.qdrant.storageSize 20Gi: the StorageClass does not allow expansion (new peers get the new size)',
+      });
+      expect((await events(ns, 'VolumeExpansionFailed')).length).toBeGreaterThan(0);
+      // New peers get the new size.
+      await eventually('template at 20Gi', async () => (await get(stsPath(ns, 'fixed'))).body.spec?.volumeClaimTemplates?.[0].spec.resources.requests.storage === '20Gi');
     });
   });
 });

@@ -302,6 +302,9 @@ export class PlatformReconciler {
           qdrantCluster: clusterInfo,
           qdrantScaleDown: scaleDown && scaleDown.status.step !== 'Done' ? scaleDown.status : undefined,
           qdrantUpgrade: upgrade,
+          qdrantVolumes: caches.pvcs.list(
+            o => o.metadata.namespace === namespace && o.metadata.name.startsWith(`storage-${names.qdrant(p)}-`) && /-\d+$/.test(o.metadata.name),
+          ),
           reconcileError,
         },
         (this.o.now?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z'),

@@ -124,7 +124,12 @@ export function slimPvc(pvc: any, appliedAnnotation: string) {
       labels: pvc.metadata.labels,
       ownerReferences: pvc.metadata.ownerReferences,
     },
-    status: { phase: pvc.status?.phase },
+    // Class and size: whether a volume was expanded (ResizeUnsupported).
+    spec: {
+      storageClassName: pvc.spec?.storageClassName,
+      resources: { requests: { storage: pvc.spec?.resources?.requests?.storage } },
+    },
+    status: { phase: pvc.status?.phase, capacity: pvc.status?.capacity },
   };
 }
 

@@ -10,6 +10,7 @@ import {
 import { ANNOTATION_MODEL_URL, MODEL_LOADER } from '../reconcile/inferenceChildren';
 import { ConditionInput, Reason, setCondition } from './conditions';
 import { selectorLabels, selectorString } from '../reconcile/labels';
+import { parseQuantity } from '../reconcile/isSubset';
 
 export interface ObservedChildren {
   statefulSet?: any;
@@ -17,6 +18,8 @@ export interface ObservedChildren {
   qdrantPods: any[];
   inferencePods: any[];
   qdrantCluster?: QdrantClusterInfo;
+  /** The Qdrant peers' data volumes (storage-<statefulset>-<n>). */
+  qdrantVolumes?: any[];
   /** An ordered Qdrant rollout: its partition and what it waits for. */
   qdrantUpgrade?: { partition: number; waiting?: string; needsDowntime?: boolean };
   /** A Qdrant scale-down under way (peers draining) or blocked. */
@@ -188,6 +191,20 @@ export function qdrantClusterProblem(
   const problems = (cluster.collections ?? []).flatMap(c => c.problems ?? []);
   if (problems.length) return { reason: Reason.QdrantShardsUnhealthy, message: problems.join('; ') };
   return undefined;
+}
+
+/** Data volumes that ask for less than the spec: "PersistentVolumeClaim storage-p-qdrant-0 (10Gi, StorageClass kwok-volume)". */
+export function volumesBelow(pvcs: any[], storageSize: string): string[] {
+  const want = parseQuantity(storageSize);
+  if (want === undefined) return [];
+  return pvcs
+    .filter(c => !c.metadata?.deletionTimestamp)
+    .filter(c => {
+      const has = parseQuantity(c.spec?.resources?.requests?.storage);
+      return has !== undefined && has < want;
+    })
+    .map(c => `PersistentVolumeClaim ${c.metadata.name} (${c.spec.resources.requests.storage}${c.spec.storageClassName ? `, StorageClass ${c.spec.storageClassName}` : ''})`)
+    .sort();
 }
 
 /** The Qdrant versions the peers run, from their containers' images: "v1.14.1", or "v1.14.1, v1.15.0" mid-upgrade. */
@@ -394,6 +411,15 @@ export function computeStatus(
       : { type: ConditionType.Ready, status: 'False', reason: observed.reconcileError ? Reason.ReconcileFailed : Reason.ComponentsNotReady, message };
 
   const inputs = [readyCond, qdrantCond, inferenceCond, modelCond];
+  const small = volumesBelow(observed.qdrantVolumes ?? [], String(spec.qdrant.storageSize));
+  if (small.length) {
+    inputs.push({
+      type: ConditionType.ResizeUnsupported,
+      status: 'True',
+      reason: Reason.VolumeExpansionRefused,
+      message: `${small.join(', ')} below spec.qdrant.storageSize ${spec.qdrant.storageSize}: the StorageClass does not allow expansion (new peers get the new size)`,
+    });
+  }
   const singleCopy = (clusterView?.collections ?? []).filter(c => (c.replicationFactor ?? 1) < 2).map(c => c.name);
   if (spec.qdrant.replicas >= 2 && (spec.qdrant.replicationFactor === 1 || singleCopy.length)) {
     const which = singleCopy.length

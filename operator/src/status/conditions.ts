@@ -15,6 +15,7 @@ export const Reason = {
   QdrantShardsUnhealthy: 'QdrantShardsUnhealthy',
   QdrantPeersJoining: 'QdrantPeersJoining',
   QdrantUpgradeNeedsDowntime: 'QdrantUpgradeNeedsDowntime',
+  VolumeExpansionRefused: 'VolumeExpansionRefused',
   PodsUnschedulable: 'PodsUnschedulable',
   WaitingForQdrant: 'WaitingForQdrant',
   InferenceAvailable: 'InferenceAvailable',

@@ -257,6 +257,8 @@ export const ConditionType = {
   ScaleDownBlocked: 'ScaleDownBlocked',
   /** Warning: a single lost peer would lose data (replication factor 1 on several peers). */
   DataAtRisk: 'DataAtRisk',
+  /** Warning: Qdrant volumes stay below spec.qdrant.storageSize (their StorageClass does not expand). */
+  ResizeUnsupported: 'ResizeUnsupported',
 } as const;
 
 /** Annotation linking a platform to the catalog entity that owns it. */
