@@ -10,10 +10,9 @@ import { LeaderElector } from './leader/LeaderElector';
 import { WorkQueue } from './runtime/WorkQueue';
 import { InformerEventType, InformerObserver, objectKey } from './runtime/Informer';
 import { Resources, SharedInformer, SharedInformerOptions, slimEvent, slimPod, slimPvc } from './runtime/SharedInformers';
-import { ANNOTATION_APPLIED_HASH, Caches, PlatformReconciler, PODS_BY_PLATFORM } from './reconcile/PlatformReconciler';
+import { ANNOTATION_APPLIED_HASH, Caches, PlatformReconciler, PODS_BY_PLATFORM, PVCS_BY_PLATFORM } from './reconcile/PlatformReconciler';
 import { LABEL_PLATFORM, MANAGED_BY } from './reconcile/labels';
-import { QdrantAdminClient, directQdrantGet } from './qdrant/QdrantAdminClient';
-import { apiServerProxyGet } from './qdrant/apiServerProxyGet';
+import { QdrantAdminClient } from './qdrant/QdrantAdminClient';
 import { apiServerProxyRequest } from './qdrant/apiServerProxyRequest';
 import { QdrantPeerClient, directQdrantRequest } from './qdrant/QdrantPeerClient';
 
@@ -112,7 +111,11 @@ export class Operator {
       deployments: mk(Resources.deployments, { labelSelector: owned }),
       services: mk(Resources.services, { labelSelector: owned }),
       configMaps: mk(Resources.configMaps, { labelSelector: owned }),
-      pvcs: mk(Resources.pvcs, { labelSelector: LABEL_PLATFORM, transform: o => slimPvc(o, ANNOTATION_APPLIED_HASH) }),
+      pvcs: mk(Resources.pvcs, {
+        labelSelector: LABEL_PLATFORM,
+        transform: o => slimPvc(o, ANNOTATION_APPLIED_HASH),
+        indexers: { [PVCS_BY_PLATFORM]: o => `${o.metadata.namespace}/${o.metadata.labels?.[LABEL_PLATFORM]}` },
+      }),
       pdbs: mk(Resources.pdbs, { labelSelector: owned }),
       pods: mk(Resources.pods, {
         labelSelector: LABEL_PLATFORM,
@@ -125,22 +128,17 @@ export class Operator {
       transform: slimEvent,
       indexers: { [EVENTS_BY_OBJECT]: o => `${o.metadata.namespace}/${o.involvedObject?.name}` },
     });
+    // One way to reach Qdrant for the Service and for single peers.
+    const qdrantRequest = (options.qdrantAccess ?? 'direct') === 'direct' ? directQdrantRequest : apiServerProxyRequest(this.client);
     this.reconciler = new PlatformReconciler({
       client: this.client,
       caches: this.caches,
       recorder: new EventRecorder(this.client, 'inference-platform-operator', this.logger),
       logger: this.logger,
       metrics: this.metrics,
-      qdrant: new QdrantAdminClient(
-        undefined,
-        (options.qdrantAccess ?? 'direct') === 'direct'
-          ? directQdrantGet
-          : apiServerProxyGet(this.client),
-      ),
+      qdrant: new QdrantAdminClient(undefined, qdrantRequest),
       qdrantUrl: options.qdrantUrl,
-      qdrantPeers: new QdrantPeerClient(
-        (options.qdrantAccess ?? 'direct') === 'direct' ? directQdrantRequest : apiServerProxyRequest(this.client),
-      ),
+      qdrantPeers: new QdrantPeerClient(qdrantRequest),
       qdrantPeerUrl: options.qdrantPeerUrl,
       clusterInfoTtlMs: options.clusterInfoTtlMs,
       drainPollMs: options.drainPollMs,

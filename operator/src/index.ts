@@ -19,7 +19,7 @@ export * from './reconcile/PlatformReconciler';
 export * from './status/computeStatus';
 export * from './status/conditions';
 export * from './qdrant/QdrantAdminClient';
-export * from './qdrant/apiServerProxyGet';
+export * from './qdrant/apiServerProxyRequest';
 export * from './events/EventRecorder';
 export * from './metrics/OperatorMetrics';
 export * from './runtime/SharedInformers';

@@ -1,4 +1,6 @@
 import { QdrantClusterInfo, QdrantCollectionHealth } from '@cv-platform/inference-platform-api';
+import { directQdrantRequest, QdrantRequest } from './QdrantPeerClient';
+import { podOfPeerUri } from './observeCluster';
 
 /** Shape of Qdrant's `GET /cluster` answer (see Qdrant's OpenAPI `ClusterStatus`). */
 interface ClusterResponse {
@@ -22,22 +24,6 @@ interface ClusterResponse {
   time: number;
 }
 
-/** One GET against Qdrant's REST API: the answer's status and parsed body. */
-export type QdrantGet = (url: string, headers: Record<string, string>, timeoutMs: number) => Promise<{ status: number; body: any }>;
-
-/** Straight to the Service's address: an operator running inside the cluster. */
-export const directQdrantGet: QdrantGet = async (url, headers, timeoutMs) => {
-  const res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
-  const text = await res.text();
-  let body: any = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // plain-text answers (health endpoints, some errors)
-  }
-  return { status: res.status, body };
-};
-
 /**
  * Reads cluster membership and Raft state from Qdrant's REST API. Failures
  * are answers, not exceptions: the caller records them in status.
@@ -45,12 +31,16 @@ export const directQdrantGet: QdrantGet = async (url, headers, timeoutMs) => {
 export class QdrantAdminClient {
   constructor(
     private readonly timeoutMs = 2000,
-    private readonly get: QdrantGet = directQdrantGet,
+    private readonly request: QdrantRequest = directQdrantRequest,
   ) {}
+
+  private get(url: string, headers: Record<string, string>) {
+    return this.request({ method: 'GET', url, headers, timeoutMs: this.timeoutMs });
+  }
 
   async clusterInfo(baseUrl: string, apiKey?: string): Promise<QdrantClusterInfo> {
     try {
-      const res = await this.get(`${baseUrl.replace(/\/$/, '')}/cluster`, apiKey ? { 'api-key': apiKey } : {}, this.timeoutMs);
+      const res = await this.get(`${baseUrl.replace(/\/$/, '')}/cluster`, apiKey ? { 'api-key': apiKey } : {});
       if (res.status < 200 || res.status >= 300) {
         const why = typeof res.body === 'string' ? res.body : res.body?.status?.error ?? res.body?.message ?? '';
         return { reachable: false, message: `GET /cluster answered ${res.status}${why ? `: ${String(why).slice(0, 200)}` : ''}` };
@@ -93,14 +83,12 @@ export class QdrantAdminClient {
     const base = baseUrl.replace(/\/$/, '');
     const headers: Record<string, string> = apiKey ? { 'api-key': apiKey } : {};
     const read = async (path: string) => {
-      const res = await this.get(`${base}${path}`, headers, this.timeoutMs);
+      const res = await this.get(`${base}${path}`, headers);
       if (res.status < 200 || res.status >= 300) throw new Error(`GET ${path} answered ${res.status}`);
       return res.body.result;
     };
-    // "http://<pod>.<headless>...": the pod, for messages a person reads.
     const who = (id: string) => {
-      const uri = peers.find(p => p.id === id)?.uri;
-      const pod = uri ? /^https?:\/\/([^.:/]+)/.exec(uri)?.[1] : undefined;
+      const pod = podOfPeerUri(peers.find(p => p.id === id)?.uri);
       return `peer ${id}${pod ? ` (${pod})` : ''}`;
     };
     try {

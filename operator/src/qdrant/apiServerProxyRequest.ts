@@ -2,18 +2,24 @@ import { KubeApiError, KubeClient } from '../kube/KubeClient';
 import { QdrantRequest } from './QdrantPeerClient';
 
 /**
- * Reaches one Qdrant peer through the API server's pod proxy
- * (`/api/v1/namespaces/NS/pods/http:POD:PORT/proxy/...`), for an operator
- * outside the cluster. Peer URLs are `http://<pod>.<headless>.<ns>.svc:<port>`.
- * Needs `get` and `create` on `pods/proxy` (and `delete` for peer removal).
+ * Reaches Qdrant through the API server's proxies, for an operator outside
+ * the cluster (the portal's embedded operator on a laptop, `npm run dev`),
+ * which cannot resolve cluster DNS but can always reach the API server:
+ * `http://<svc>.<ns>.svc:<port>` through the service proxy (needs `get` on
+ * `services/proxy`), one peer's `http://<pod>.<headless>.<ns>.svc:<port>`
+ * through the pod proxy (needs `get`, `create` and `delete` on `pods/proxy`).
  */
 export function apiServerProxyRequest(client: KubeClient): QdrantRequest {
   return async ({ method, url, body, headers, timeoutMs }) => {
     const u = new URL(url);
-    const [pod, , ns] = u.hostname.split('.');
-    const path = `/api/v1/namespaces/${ns}/pods/http:${pod}:${u.port || '80'}/proxy${u.pathname}${u.search}`;
+    const labels = u.hostname.split('.');
+    const port = u.port || '80';
+    const target =
+      labels.length >= 4
+        ? `/api/v1/namespaces/${labels[2]}/pods/http:${labels[0]}:${port}`
+        : `/api/v1/namespaces/${labels[1]}/services/http:${labels[0]}:${port}`;
     try {
-      const answer = await client.request(method, path, body, 'application/json', AbortSignal.timeout(timeoutMs), headers);
+      const answer = await client.request(method, `${target}/proxy${u.pathname}${u.search}`, body, 'application/json', AbortSignal.timeout(timeoutMs), headers);
       return { status: 200, body: answer };
     } catch (e) {
       if (e instanceof KubeApiError) return { status: e.statusCode, body: e.body };

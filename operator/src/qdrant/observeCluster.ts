@@ -37,6 +37,24 @@ export interface ClusterView {
   errors: string[];
 }
 
+/** Pods 0..count-1 of a StatefulSet and where each one's REST API answers. */
+export function statefulSetPeers(statefulSet: string, count: number, url: (pod: string) => string): PeerPod[] {
+  return Array.from({ length: count }, (_, ordinal) => {
+    const pod = `${statefulSet}-${ordinal}`;
+    return { ordinal, pod, url: url(pod) };
+  });
+}
+
+/** Where cluster operations go: the leader if it is among the ordinals below `staying`, else the peer the view came from. */
+export function operationTarget(view: ClusterView, staying = Infinity): PeerObservation | undefined {
+  return view.peers.find(x => x.status?.peerId === view.leader && x.ordinal < staying) ?? view.authority;
+}
+
+/** `http://<pod>.<headless>...` -> the pod, for messages a person reads. */
+export function podOfPeerUri(uri: string | undefined): string | undefined {
+  return uri ? /^https?:\/\/([^.:/]+)/.exec(uri)?.[1] : undefined;
+}
+
 /** `http://<sts>-<n>.<headless>...` -> n */
 export function ordinalOf(uri: string, statefulSet: string): number | undefined {
   const m = new RegExp(`^https?://${statefulSet}-(\\d+)\\.`).exec(uri);

@@ -18,6 +18,8 @@ import { LastWrites } from './LastWrites';
 import { QdrantScaleDown, ScaleDownStep } from './QdrantScaleDown';
 import { QdrantRebalance } from './QdrantRebalance';
 import { qdrantUpgradePartition, UpgradeStep } from './qdrantUpgradePartition';
+import { qdrantUnsettled } from '../qdrant/qdrantUnsettled';
+import { podOfPeerUri } from '../qdrant/observeCluster';
 import { QdrantPeerClient, directQdrantRequest } from '../qdrant/QdrantPeerClient';
 import { FIELD_MANAGER, LABEL_COMPONENT, names } from './labels';
 import {
@@ -40,6 +42,8 @@ import {
 export const ANNOTATION_APPLIED_HASH = 'cv.platform.tech/applied-hash';
 /** Index of the Pod cache: "namespace/platform". */
 export const PODS_BY_PLATFORM = 'platform';
+/** Index of the PVC cache: "namespace/platform". */
+export const PVCS_BY_PLATFORM = 'platform';
 
 export interface Caches {
   platforms: SharedInformer;
@@ -302,9 +306,10 @@ export class PlatformReconciler {
           qdrantCluster: clusterInfo,
           qdrantScaleDown: scaleDown && scaleDown.status.step !== 'Done' ? scaleDown.status : undefined,
           qdrantUpgrade: upgrade,
-          qdrantVolumes: caches.pvcs.list(
-            o => o.metadata.namespace === namespace && o.metadata.name.startsWith(`storage-${names.qdrant(p)}-`) && /-\d+$/.test(o.metadata.name),
-          ),
+          // Indexed by platform: a pass reads its own volumes, not every platform's.
+          qdrantVolumes: caches.pvcs
+            .byIndex(PVCS_BY_PLATFORM, key)
+            .filter(o => o.metadata.name.startsWith(`storage-${names.qdrant(p)}-`) && /-\d+$/.test(o.metadata.name)),
           reconcileError,
         },
         (this.o.now?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z'),
@@ -377,7 +382,7 @@ export class PlatformReconciler {
     const name = live.metadata.name;
     for (const { template, storage } of r.grown) {
       const claim = new RegExp(`^${template}-${name}-\\d+$`);
-      for (const pvc of this.o.caches.pvcs.list(o => o.metadata.namespace === namespace && claim.test(o.metadata.name))) {
+      for (const pvc of this.o.caches.pvcs.byIndex(PVCS_BY_PLATFORM, `${namespace}/${p.metadata.name}`).filter(o => claim.test(o.metadata.name))) {
         try {
           await this.o.client.mergePatch(resourcePath(Resources.pvcs, namespace, pvc.metadata.name), {
             spec: { resources: { requests: { storage } } },
@@ -441,11 +446,7 @@ export class PlatformReconciler {
     const age = cached ? Date.now() - cached.at : Infinity;
     // A peer came or went, or Qdrant looked unsettled (no leader, peers still
     // joining, shards not Active): ask again soon, not after the full TTL.
-    const unsettled =
-      !!cached?.info.reachable &&
-      (!cached.info.raftLeader ||
-        (cached.info.peers?.length ?? 0) !== desiredPeers ||
-        (cached.info.collections ?? []).some(c => c.problems?.length || c.transfers));
+    const unsettled = !!cached?.info.reachable && !!qdrantUnsettled(cached.info, desiredPeers);
     const stale = age >= ttl || cached?.readyPeers !== readyPeers || (unsettled && age >= Math.min(ttl, 2000));
     if (stale && !this.clusterInfoInFlight.has(key)) {
       this.clusterInfoInFlight.add(key);
@@ -517,7 +518,7 @@ export class PlatformReconciler {
         const uri =
           status.qdrantCluster.peers?.find((x: any) => x.id === peerId)?.uri ??
           (current as any)?.qdrantCluster?.peers?.find((x: any) => x.id === peerId)?.uri;
-        const pod = uri ? /^https?:\/\/([^.:/]+)/.exec(uri)?.[1] : undefined;
+        const pod = podOfPeerUri(uri);
         return `peer ${peerId}${pod ? ` (${pod})` : ''}`;
       };
       const message = `Qdrant Raft leader changed from ${peer(leaderBefore)} to ${peer(leaderNow)} in term ${status.qdrantCluster.raftTerm}`;

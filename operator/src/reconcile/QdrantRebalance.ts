@@ -1,8 +1,9 @@
 import { InferencePlatform, QdrantClusterInfo } from '@cv-platform/inference-platform-api';
 import { Logger } from '../logger';
-import { observeCluster } from '../qdrant/observeCluster';
+import { observeCluster, operationTarget, statefulSetPeers } from '../qdrant/observeCluster';
 import { planRebalance, unevenPlacement } from '../qdrant/planRebalance';
 import { QdrantPeerClient } from '../qdrant/QdrantPeerClient';
+import { qdrantUnsettled } from '../qdrant/qdrantUnsettled';
 import type { PendingEvent } from './PlatformReconciler';
 
 /**
@@ -24,21 +25,15 @@ export class QdrantRebalance {
 
   /** Whether the cluster info shows a settled cluster with an uneven placement. */
   static needed(cluster: QdrantClusterInfo | undefined, peers: number): boolean {
-    if (!cluster?.reachable || !cluster.raftLeader || cluster.pendingOperations) return false;
-    if ((cluster.peers?.length ?? 0) !== peers || !cluster.collections) return false;
-    if (cluster.collections.some(c => c.transfers || c.problems?.length)) return false;
-    return unevenPlacement(cluster.collections.map(c => c.perPeer), cluster.peers!.map(x => x.id));
+    if (!cluster || qdrantUnsettled(cluster, peers)) return false;
+    return unevenPlacement(cluster.collections!.map(c => c.perPeer), cluster.peers!.map(x => x.id));
   }
 
   /** Issues the next moves; returns how many were started. */
   async step(p: InferencePlatform, statefulSet: string, peers: number, apiKey: string | undefined, events: PendingEvent[]): Promise<number> {
-    const pods = Array.from({ length: peers }, (_, ordinal) => {
-      const pod = `${statefulSet}-${ordinal}`;
-      return { ordinal, pod, url: this.o.peerUrl(p, pod) };
-    });
-    const view = await observeCluster(this.o.client, statefulSet, pods, apiKey);
+    const view = await observeCluster(this.o.client, statefulSet, statefulSetPeers(statefulSet, peers, pod => this.o.peerUrl(p, pod)), apiKey);
     if (!view.leader || view.peers.some(x => !x.status)) return 0;
-    const target = view.peers.find(x => x.status?.peerId === view.leader) ?? view.authority!;
+    const target = operationTarget(view)!;
     const done: string[] = [];
     for (const op of planRebalance(view, peers)) {
       try {

@@ -1,6 +1,6 @@
 import { InferencePlatform, QdrantScaleDownStatus } from '@cv-platform/inference-platform-api';
 import { Logger } from '../logger';
-import { observeCluster, PeerPod } from '../qdrant/observeCluster';
+import { observeCluster, operationTarget, statefulSetPeers } from '../qdrant/observeCluster';
 import { planScaleDown } from '../qdrant/planScaleDown';
 import { QdrantPeerClient } from '../qdrant/QdrantPeerClient';
 import type { PendingEvent } from './PlatformReconciler';
@@ -38,10 +38,7 @@ export class QdrantScaleDown {
     events: PendingEvent[],
   ): Promise<ScaleDownStep> {
     const log = { name: p.metadata.name, namespace: p.metadata.namespace };
-    const pods: PeerPod[] = Array.from({ length: live }, (_, ordinal) => {
-      const pod = `${statefulSet}-${ordinal}`;
-      return { ordinal, pod, url: this.o.peerUrl(p, pod) };
-    });
+    const pods = statefulSetPeers(statefulSet, live, pod => this.o.peerUrl(p, pod));
     const view = await observeCluster(this.o.client, statefulSet, pods, apiKey);
     const plan = planScaleDown(view, desired);
     const leavingMembers = view.members.filter(m => m.ordinal !== undefined && m.ordinal >= desired);
@@ -54,7 +51,7 @@ export class QdrantScaleDown {
     // Keep every pod whose peer Raft still lists; past those, the StatefulSet may shrink.
     const highestMember = Math.max(-1, ...leavingMembers.map(m => m.ordinal!));
     const draining = Math.max(desired, highestMember + 1);
-    const leader = view.peers.find(x => x.status?.peerId === view.leader && x.ordinal < desired) ?? view.authority;
+    const leader = operationTarget(view, desired);
 
     switch (plan.kind) {
       case 'blocked':

@@ -1,5 +1,6 @@
 import { QdrantClusterInfo } from '@cv-platform/inference-platform-api';
 import { isSubset } from './isSubset';
+import { qdrantUnsettled } from '../qdrant/qdrantUnsettled';
 
 export interface UpgradeStep {
   /** The StatefulSet's rollingUpdate partition: pods at or above it run the new template. */
@@ -12,20 +13,6 @@ export interface UpgradeStep {
 
 const isReady = (pod: any) =>
   !pod?.metadata?.deletionTimestamp && (pod?.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
-
-/** Why Qdrant is not settled enough to restart another peer, or undefined when it is. */
-function unsettled(cluster: QdrantClusterInfo | undefined, peers: number): string | undefined {
-  if (!cluster?.reachable) return `Qdrant's cluster state is unknown (${cluster?.message ?? 'not read yet'})`;
-  if (!cluster.raftLeader) return 'Qdrant has no Raft leader';
-  if ((cluster.peers?.length ?? 0) !== peers) return `Raft lists ${cluster.peers?.length ?? 0} of ${peers} peers`;
-  if (cluster.pendingOperations) return `${cluster.pendingOperations} Raft operations pending`;
-  if (!cluster.collections) return "the collections' shard states are unknown";
-  const notActive = cluster.collections.flatMap(c => c.problems ?? []);
-  if (notActive.length) return notActive.join('; ');
-  const moving = cluster.collections.reduce((n, c) => n + c.transfers, 0);
-  if (moving) return `${moving} shard transfers in flight`;
-  return undefined;
-}
 
 /**
  * The partition of an ordered Qdrant upgrade, as Qdrant's upgrade guide asks:
@@ -57,10 +44,10 @@ export function qdrantUpgradePartition(
   if (templateChanges) {
     // Nothing restarts before it is known that a restart loses nothing.
     if (!cluster?.reachable || !cluster.collections) {
-      return { partition: replicas, waiting: unsettled(cluster, replicas) };
+      return { partition: replicas, waiting: qdrantUnsettled(cluster, replicas) };
     }
     if (downtime) return { partition: replicas, waiting: downtime, needsDowntime: true };
-    const why = unsettled(cluster, replicas);
+    const why = qdrantUnsettled(cluster, replicas);
     return why ? { partition: replicas, waiting: `before the first peer: ${why}` } : { partition: replicas - 1 };
   }
   const s = live.status ?? {};
@@ -71,7 +58,7 @@ export function qdrantUpgradePartition(
   if (livePartition >= replicas) {
     // Held back before the first restart: go once it is safe.
     if (downtime) return { partition: livePartition, waiting: downtime, needsDowntime: true };
-    const why = unsettled(cluster, replicas);
+    const why = qdrantUnsettled(cluster, replicas);
     return why ? { partition: livePartition, waiting: `before the first peer: ${why}` } : { partition: replicas - 1 };
   }
   const name = live.metadata?.name;
@@ -86,7 +73,7 @@ export function qdrantUpgradePartition(
   if (!(clusterReadAt >= readySince + 1000)) {
     return { partition: livePartition, waiting: `${name}-${livePartition} restarted; reading Qdrant's cluster state again` };
   }
-  const why = unsettled(cluster, replicas);
+  const why = qdrantUnsettled(cluster, replicas);
   if (why) return { partition: livePartition, waiting: `${name}-${livePartition} restarted; before the next peer: ${why}` };
   return { partition: livePartition - 1 };
 }

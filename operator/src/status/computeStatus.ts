@@ -11,6 +11,7 @@ import { ANNOTATION_MODEL_URL, MODEL_LOADER } from '../reconcile/inferenceChildr
 import { ConditionInput, Reason, setCondition } from './conditions';
 import { selectorLabels, selectorString } from '../reconcile/labels';
 import { parseQuantity } from '../reconcile/isSubset';
+import { ordinalOf } from '../qdrant/observeCluster';
 
 export interface ObservedChildren {
   statefulSet?: any;
@@ -175,10 +176,9 @@ export function qdrantClusterProblem(
   if (cluster.consensus && cluster.consensus !== 'working') {
     return { reason: Reason.QdrantConsensusStopped, message: `Qdrant's consensus thread is ${cluster.consensus}` };
   }
-  const ordinal = (uri: string) => new RegExp(`^https?://${statefulSet}-(\\d+)\\.`).exec(uri)?.[1];
   const unbacked = cluster.peers.filter(x => {
-    const o = ordinal(x.uri);
-    return o === undefined || Number(o) >= podCount;
+    const o = ordinalOf(x.uri, statefulSet);
+    return o === undefined || o >= podCount;
   });
   if (unbacked.length) {
     return {
