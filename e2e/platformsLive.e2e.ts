@@ -59,6 +59,7 @@ async function main() {
     console.log('e2e: starting the backend ...');
     portal = await Portal.start({
       kubeconfig: cluster.kubeconfigPath,
+      env: cluster.env(),
       logFile: path.join(artifacts, 'platformsLive-backend.log'),
       // A component that names the platform, for the entity card.
       catalogYaml: [

@@ -65,6 +65,7 @@ async function main() {
     // ml-platform) the OwnerPicker offers.
     portal = await Portal.start({
       kubeconfig: cluster.kubeconfigPath,
+      env: cluster.env(),
       logFile: path.join(artifacts, 'scaffolderCreate-backend.log'),
     });
     console.log(`e2e: portal at ${portal.baseUrl} (backend pid ${portal.pid})`);

@@ -134,6 +134,8 @@ async function applyToReady(
   const op = new Operator({
     kubeConfig: loadKubeConfig({ kubeconfigPath: cluster.kubeconfigPath }),
     workers: 2,
+    // From the host: real peers through the API server's proxy; simulated ones from the cluster's simulated Qdrant.
+    ...(cluster.simulatedQdrant ? cluster.qdrantUrlTemplates() : { qdrantAccess: 'apiServerProxy' as const }),
   });
   await op.start();
   const times: number[] = [];

@@ -196,6 +196,7 @@ async function main() {
     cluster = await LocalCluster.start({ log: () => undefined });
     portal = await Portal.start({
       kubeconfig: cluster.kubeconfigPath,
+      env: cluster.env(),
       logFile: path.join(artifacts, 'renderPerf-backend.log'),
     });
     browser = await launchChromium();

@@ -156,6 +156,7 @@ async function main() {
     ];
     portal = await Portal.start({
       kubeconfig: cluster.kubeconfigPath,
+      env: cluster.env(),
       logFile: path.join(repoRoot, 'test-artifacts', 'soak-backend.log'),
       extraConfig: k8s.length ? ['inferencePlatform:', '  kubernetes:', ...k8s] : [],
     });

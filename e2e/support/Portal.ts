@@ -63,6 +63,8 @@ export class Portal {
     catalogYaml?: string;
     /** More lines of app-config (top-level keys not set here). */
     extraConfig?: string[];
+    /** More environment for the backend: the cluster's (LocalCluster.env()), e.g. where its simulated Qdrant answers. */
+    env?: Record<string, string>;
   }): Promise<Portal> {
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
@@ -112,6 +114,7 @@ export class Portal {
         detached: true,
         env: {
           ...process.env,
+          ...options.env,
           KUBECONFIG: options.kubeconfig,
           NODE_ENV: 'development',
         },

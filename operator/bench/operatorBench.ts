@@ -72,7 +72,9 @@ async function startOperatorProcess(cluster: LocalCluster, ns: string) {
   // --expose-gc: /metrics then reports the heap after a full collection.
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--expose-gc', BUNDLE, '--kubeconfig', cluster.kubeconfigPath, '--namespace', ns, '--no-leader-elect', '--workers', '8', '--metrics-port', String(port)],
+    ['--expose-gc', BUNDLE, '--kubeconfig', cluster.kubeconfigPath, '--namespace', ns, '--no-leader-elect', '--workers', '8', '--metrics-port', String(port),
+     // KWOK's pods run no Qdrant: the operator asks the cluster's simulated one.
+     '--qdrant-url-template', cluster.simulatedQdrant!.serviceUrlTemplate, '--qdrant-peer-url-template', cluster.simulatedQdrant!.peerUrlTemplate],
     { stdio: ['ignore', log, log] },
   );
   const exited = new Promise(r => child.once('exit', r));

@@ -34,6 +34,7 @@ describe('operator across an API server restart', () => {
       kubeConfig: loadKubeConfig({ kubeconfigPath: cluster.kubeconfigPath }),
       namespaces: ['default'],
       workers: 2,
+      ...cluster.qdrantUrlTemplates(),
     });
     await operator.start();
     await cluster.request('POST', '/apis/cv.platform.tech/v1alpha1/namespaces/default/inferenceplatforms', platform('before'));

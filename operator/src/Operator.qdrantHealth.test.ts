@@ -52,7 +52,7 @@ describe("Qdrant's own view of its cluster", () => {
       cluster.createCollection('images', { shardNumber: 2, replicationFactor: 2 });
       const [peer0, peer1] = cluster.members();
       await createPlatform(p);
-      await start(newOperator(ns, { qdrantUrl }));
+      await start(newOperator(ns, { qdrantUrl, qdrantPeerUrl: qdrantFleet.peerUrl }));
       const ready = await eventually('Ready with collections', async () => {
         const x = await waitForPhase(ns, 'health', 'Ready');
         return x.status.qdrantCluster?.collections ? x : undefined;
@@ -85,7 +85,7 @@ describe("Qdrant's own view of its cluster", () => {
       const { cluster, qdrantUrl } = clusterOf(ns, 'raft', 2);
       cluster.createCollection('images', { shardNumber: 2, replicationFactor: 1 });
       await createPlatform(p);
-      await start(newOperator(ns, { qdrantUrl }));
+      await start(newOperator(ns, { qdrantUrl, qdrantPeerUrl: qdrantFleet.peerUrl }));
       const ready = await waitForPhase(ns, 'raft', 'Ready');
       const leader = cluster.leader;
 
@@ -104,12 +104,19 @@ describe("Qdrant's own view of its cluster", () => {
       cluster.leader = leader;
       await waitForPhase(ns, 'raft', 'Ready');
 
-      // A peer left in Raft by a pod that no longer exists (ordinal 5 of a 2-peer StatefulSet).
+      // A peer left in Raft by a pod that no longer exists (ordinal 5 of a
+      // 2-peer StatefulSet), holding a replica: named, left to a person.
       const stray = cluster.addPeer(peerUri(ns, 'raft', 5));
+      const shard0 = cluster.collections.get('images')!.shards.get(0)!;
+      shard0.set(stray.id, { state: 'Active', points: new Map() });
       const unbacked = await phaseWith(ns, 'raft', 'Degraded', 'QdrantUnbackedPeers');
       expect(unbacked.status.message).toContain(`peer ${stray.id} (${peerUri(ns, 'raft', 5)})`);
-      stray.removed = true;
+      expect(cluster.members()).toContainEqual(expect.objectContaining({ id: stray.id }));
+      // Once it holds nothing, the operator removes it from Raft itself.
+      shard0.delete(stray.id);
       await waitForPhase(ns, 'raft', 'Ready');
+      await eventually('stray peer removed', async () => !cluster.members().some(m => m.id === stray.id));
+      expect((await eventsWithReason(ns, 'RemovedQdrantPeer'))[0].message).toContain(`Removed peer ${stray.id} (raft-qdrant-5)`);
 
       // Scaling up: the new pod is ready before its peer has joined Raft.
       await patchPlatform(ns, 'raft', { spec: { qdrant: { replicas: 3 } } });
@@ -118,6 +125,30 @@ describe("Qdrant's own view of its cluster", () => {
       cluster.peerFor(peerUri(ns, 'raft', 2));
       const up = await waitForPhase(ns, 'raft', 'Ready');
       expect(up.status.qdrantCluster.peers).toHaveLength(3);
+    });
+  });
+
+  it('is not Ready while its Qdrant does not answer, and is again once it does', async () => {
+    await withNamespace('q-silent', async ns => {
+      const p = sample(ns, 'silent');
+      p.spec.qdrant.replicas = 2;
+      p.spec.inference.replicas = 1;
+      const cluster = qdrantFleet.cluster(ns, 'silent');
+      for (let i = 0; i < 2; i++) cluster.peerFor(peerUri(ns, 'silent', i));
+      // The Service answers through whichever member is up; none is.
+      for (const m of cluster.members()) cluster.kill(m.id);
+      await createPlatform(p);
+      await start(newOperator(ns, qdrantFleet.options));
+      // Every pod is ready, yet nobody can tell whether the cluster is whole.
+      const silent = await phaseWith(ns, 'silent', 'Degraded', 'QdrantUnreachable');
+      expect(silent.status.message).toMatch(/^Qdrant: its REST API does not answer the operator: GET http:\/\/127\.0\.0\.1:\d+\/c\/.*\/cluster failed/);
+      expect(silent.status).toMatchObject({ qdrantReadyReplicas: 2 });
+      expect(condition(silent, 'QdrantClusterReachable')).toMatchObject({ status: 'False', reason: 'ClusterInfoUnavailable' });
+      expect(condition(silent, 'Ready')).toMatchObject({ status: 'False' });
+
+      for (const m of cluster.members()) cluster.revive(m.id);
+      const back = await waitForPhase(ns, 'silent', 'Ready');
+      expect(condition(back, 'QdrantClusterReachable')).toMatchObject({ status: 'True' });
     });
   });
 
@@ -135,7 +166,7 @@ describe("Qdrant's own view of its cluster", () => {
       };
       const restarting = await setUp('restart', 'RestartInference');
       const ignoring = await setUp('ignore');
-      await start(newOperator(ns, { qdrantUrl: p => (p.metadata.name === 'restart' ? restarting : ignoring).qdrantUrl() }));
+      await start(newOperator(ns, { qdrantUrl: p => (p.metadata.name === 'restart' ? restarting : ignoring).qdrantUrl(), qdrantPeerUrl: qdrantFleet.peerUrl }));
       await waitForPhase(ns, 'restart', 'Ready');
       await waitForPhase(ns, 'ignore', 'Ready');
       await eventually('term 1 remembered', async () => (await deployment('restart')).metadata.annotations?.['cv.platform.tech/qdrant-leader-term'] === '1');

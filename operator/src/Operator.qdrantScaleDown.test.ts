@@ -23,6 +23,9 @@ import {
 jest.setTimeout(120_000);
 const start = operatorsStoppedAfterEach();
 
+/** An operator that reaches Qdrant through the test's own clusters. */
+const fleetOperator = (ns: string, extra: Parameters<typeof newOperator>[1] = {}) => newOperator(ns, { ...qdrantFleet.options, ...extra });
+
 const sts = async (ns: string, name: string) => (await get(`/apis/apps/v1/namespaces/${ns}/statefulsets/${name}-qdrant`)).body;
 
 /** The platform's peers, joined as their pods would, with a collection placed over them. */
@@ -52,9 +55,9 @@ describe('scaling Qdrant', () => {
       p.spec.qdrant.replicas = 3;
       p.spec.inference.replicas = 1;
       await createPlatform(p);
-      await start(newOperator(ns));
-      await waitForPhase(ns, 'drain', 'Ready');
       const cluster = await clusterWith(ns, 'drain', 3, { shards: 6, rf: 1, points: 1000 });
+      await start(fleetOperator(ns));
+      await waitForPhase(ns, 'drain', 'Ready');
       const leaving = cluster.members()[2];
       expect(cluster.peersHoldingShards().has(leaving.id)).toBe(true);
       // What the StatefulSet asked for at the moment Qdrant was told to remove the peer.
@@ -98,9 +101,9 @@ describe('scaling Qdrant', () => {
       p.spec.qdrant.replicas = 2;
       p.spec.inference.replicas = 1;
       await createPlatform(p);
-      await start(newOperator(ns));
-      await waitForPhase(ns, 'block', 'Ready');
       const cluster = await clusterWith(ns, 'block', 2, { shards: 2, rf: 2, points: 100 });
+      await start(fleetOperator(ns));
+      await waitForPhase(ns, 'block', 'Ready');
 
       await patchPlatform(ns, 'block', { spec: { qdrant: { replicas: 1 } } });
       const blocked = await waitForPhase(ns, 'block', 'Degraded');
@@ -129,9 +132,9 @@ describe('scaling Qdrant', () => {
       p.spec.qdrant.replicas = 3;
       p.spec.inference.replicas = 1;
       await createPlatform(p);
-      const first = await start(newOperator(ns));
-      await waitForPhase(ns, 'resume', 'Ready');
       const cluster = await clusterWith(ns, 'resume', 3, { shards: 6, rf: 1, points: 600 });
+      const first = await start(fleetOperator(ns));
+      await waitForPhase(ns, 'resume', 'Ready');
       // Transfers stay in flight until the test lets them finish.
       cluster.transferMs = undefined;
 
@@ -148,7 +151,7 @@ describe('scaling Qdrant', () => {
 
       // A new operator looks at Qdrant afresh: the moves in flight are waited for, not repeated.
       const callsBefore = cluster.calls.length;
-      await start(newOperator(ns));
+      await start(fleetOperator(ns));
       await eventually('the new operator has looked', async () => cluster.calls.slice(callsBefore).some(c => c.path === '/cluster'));
       await eventually('a few more looks', async () => cluster.calls.slice(callsBefore).filter(c => c.path === '/cluster').length >= 6);
       cluster.completeTransfers();
@@ -166,7 +169,7 @@ describe('scaling Qdrant', () => {
       p.spec.inference.replicas = 1;
       await createPlatform(p);
       const cluster = await clusterWith(ns, 'even', 2, { shards: 6, rf: 1, points: 600 });
-      await start(newOperator(ns, { qdrantUrl: () => cluster.urlOf(cluster.members()[0]) }));
+      await start(fleetOperator(ns, { qdrantUrl: () => cluster.urlOf(cluster.members()[0]) }));
       await waitForPhase(ns, 'even', 'Ready');
       expect(adminCalls(cluster)).toEqual([]);
 
@@ -200,7 +203,7 @@ describe('scaling Qdrant', () => {
       const cluster = await clusterWith(ns, 'keep', 3, { shards: 6, rf: 1, points: 60 });
       const ids = cluster.members().map(m => m.id);
       cluster.createCollection('lopsided', { shardNumber: 4, replicationFactor: 1, placement: [[ids[0]], [ids[0]], [ids[0]], [ids[1]]] });
-      await start(newOperator(ns, { qdrantUrl: () => cluster.urlOf(cluster.members()[0]) }));
+      await start(fleetOperator(ns, { qdrantUrl: () => cluster.urlOf(cluster.members()[0]) }));
       const ready = await eventually('Ready with the lopsided collection seen', async () => {
         const x = await waitForPhase(ns, 'keep', 'Ready');
         return x.status.qdrantCluster?.collections?.length === 2 ? x : undefined;

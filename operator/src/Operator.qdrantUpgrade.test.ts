@@ -36,7 +36,7 @@ async function platformWithCluster(ns: string, name: string, rf: number) {
   p.spec.qdrant.replicationFactor = rf;
   p.spec.inference.replicas = 1;
   await createPlatform(p);
-  await start(newOperator(ns, { qdrantUrl: () => cluster.urlOf(cluster.members()[1]) }));
+  await start(newOperator(ns, { qdrantUrl: () => cluster.urlOf(cluster.members()[1]), qdrantPeerUrl: qdrantFleet.peerUrl }));
   await waitForPhase(ns, name, 'Ready');
   return cluster;
 }

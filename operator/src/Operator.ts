@@ -15,6 +15,8 @@ import { LABEL_PLATFORM, MANAGED_BY } from './reconcile/labels';
 import { QdrantAdminClient } from './qdrant/QdrantAdminClient';
 import { apiServerProxyRequest } from './qdrant/apiServerProxyRequest';
 import { QdrantPeerClient, directQdrantRequest } from './qdrant/QdrantPeerClient';
+import { qdrantUrlTemplate } from './qdrant/qdrantUrlTemplate';
+import { ReadServerState, apiServerProxyServerState, directServerState } from './inference/InferenceServerStates';
 
 export interface OperatorOptions {
   kubeConfig: KubeConfig;
@@ -44,6 +46,15 @@ export interface OperatorOptions {
    * `pods/proxy` in the credentials it runs with).
    */
   qdrantAccess?: 'direct' | 'apiServerProxy';
+  /**
+   * Reach each platform's Qdrant at this URL instead of its Service's DNS
+   * name (a gateway, a port-forward, the local cluster's simulated Qdrant):
+   * `{namespace}`, `{name}` and `{statefulSet}` are filled in. Requests go
+   * straight to it (not with `qdrantAccess: apiServerProxy`).
+   */
+  qdrantUrlTemplate?: string;
+  /** As qdrantUrlTemplate, for one peer; `{pod}` is its pod's name. Needed for scale-down drains. */
+  qdrantPeerUrlTemplate?: string;
   clusterInfoTtlMs?: number;
   /** How often a Qdrant scale-down in progress is looked at again. Default 2000 ms. */
   drainPollMs?: number;
@@ -53,6 +64,11 @@ export interface OperatorOptions {
   credentialRefreshMs?: number;
   /** Server-side timeout of each watch; default a random 240..300 s. */
   watchTimeoutSeconds?: number;
+}
+
+function serverStateReader(options: OperatorOptions, client: KubeClient, templated: boolean): ReadServerState | undefined {
+  if (options.qdrantAccess === 'apiServerProxy') return apiServerProxyServerState(client);
+  return templated ? undefined : directServerState;
 }
 
 export interface PlatformEvent {
@@ -129,7 +145,13 @@ export class Operator {
       indexers: { [EVENTS_BY_OBJECT]: o => `${o.metadata.namespace}/${o.involvedObject?.name}` },
     });
     // One way to reach Qdrant for the Service and for single peers.
+    const templated = options.qdrantUrlTemplate !== undefined || options.qdrantPeerUrlTemplate !== undefined;
+    if (templated && options.qdrantAccess === 'apiServerProxy') {
+      throw new Error('qdrantUrlTemplate and qdrantPeerUrlTemplate name where Qdrant answers directly: they cannot be combined with qdrantAccess apiServerProxy');
+    }
     const qdrantRequest = (options.qdrantAccess ?? 'direct') === 'direct' ? directQdrantRequest : apiServerProxyRequest(this.client);
+    const serviceTemplate = options.qdrantUrlTemplate ? qdrantUrlTemplate(options.qdrantUrlTemplate, 'qdrantUrlTemplate', false) : undefined;
+    const peerTemplate = options.qdrantPeerUrlTemplate ? qdrantUrlTemplate(options.qdrantPeerUrlTemplate, 'qdrantPeerUrlTemplate', true) : undefined;
     this.reconciler = new PlatformReconciler({
       client: this.client,
       caches: this.caches,
@@ -137,12 +159,15 @@ export class Operator {
       logger: this.logger,
       metrics: this.metrics,
       qdrant: new QdrantAdminClient(undefined, qdrantRequest),
-      qdrantUrl: options.qdrantUrl,
+      qdrantUrl: options.qdrantUrl ?? (serviceTemplate && (p => serviceTemplate(p))),
       qdrantPeers: new QdrantPeerClient(qdrantRequest),
-      qdrantPeerUrl: options.qdrantPeerUrl,
+      qdrantPeerUrl: options.qdrantPeerUrl ?? peerTemplate,
       clusterInfoTtlMs: options.clusterInfoTtlMs,
       drainPollMs: options.drainPollMs,
       requeue: key => this.queue.add(key),
+      // Behind a URL template the operator is outside the cluster network and
+      // has no way to the servers but the API server's proxy.
+      readServerState: serverStateReader(options, this.client, templated),
     });
     this.wireEventHandlers();
   }

@@ -24,3 +24,4 @@ export * from './events/EventRecorder';
 export * from './metrics/OperatorMetrics';
 export * from './runtime/SharedInformers';
 export * from './kube/loadKubeConfig';
+export * from './qdrant/qdrantUrlTemplate';

@@ -5,6 +5,7 @@
  *   inference-platform-operator [--kubeconfig FILE] [--namespace NS]... [--no-leader-elect]
  *                               [--workers N] [--metrics-port 8080]
  *                               [--credential-refresh-seconds 60] [--watch-timeout-seconds S]
+ *                               [--qdrant-url-template URL] [--qdrant-peer-url-template URL]
  */
 import http from 'node:http';
 import { collectDefaultMetrics } from 'prom-client';
@@ -21,6 +22,8 @@ function parseArgs(argv: string[]) {
     kubeconfig: undefined as string | undefined,
     credentialRefreshSeconds: undefined as number | undefined,
     watchTimeoutSeconds: undefined as number | undefined,
+    qdrantUrlTemplate: undefined as string | undefined,
+    qdrantPeerUrlTemplate: undefined as string | undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -31,6 +34,8 @@ function parseArgs(argv: string[]) {
     else if (a === '--metrics-port') out.metricsPort = Number(argv[++i]);
     else if (a === '--credential-refresh-seconds') out.credentialRefreshSeconds = Number(argv[++i]);
     else if (a === '--watch-timeout-seconds') out.watchTimeoutSeconds = Number(argv[++i]);
+    else if (a === '--qdrant-url-template') out.qdrantUrlTemplate = argv[++i];
+    else if (a === '--qdrant-peer-url-template') out.qdrantPeerUrlTemplate = argv[++i];
     else throw new Error(`unknown argument ${a}`);
   }
   return out;
@@ -53,6 +58,8 @@ async function main() {
     logger,
     credentialRefreshMs: args.credentialRefreshSeconds === undefined ? undefined : args.credentialRefreshSeconds * 1000,
     watchTimeoutSeconds: args.watchTimeoutSeconds,
+    qdrantUrlTemplate: args.qdrantUrlTemplate,
+    qdrantPeerUrlTemplate: args.qdrantPeerUrlTemplate,
   });
   // Process metrics (heap, RSS, event loop lag) belong to the standalone
   // process; embedded in Backstage, the host process reports its own.

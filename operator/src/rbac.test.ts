@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { KubeConfig } from '@kubernetes/client-node';
-import { testKubeconfigPath } from '@cv-platform/local-cluster';
+import { testKubeconfigPath, testQdrantUrlTemplates } from '@cv-platform/local-cluster';
 import { KubeApiError } from './kube/KubeClient';
 import { Operator } from './Operator';
 import {
@@ -11,15 +11,12 @@ import {
   eventually,
   get,
   patchPlatform,
-  qdrantFleet,
   sample,
   waitForPhase,
   withNamespace,
 } from './__testUtils__/operatorTestEnv';
 
 jest.setTimeout(180_000);
-beforeAll(() => qdrantFleet.start());
-afterAll(() => qdrantFleet.stop());
 
 const manifests = yaml.loadAll(
   fs.readFileSync(path.resolve(__dirname, '../../deploy/operator/operator.yaml'), 'utf8'),
@@ -98,8 +95,8 @@ describe('the shipped RBAC', () => {
         namespaces: [ns],
         workers: 2,
         clusterInfoTtlMs: 1000,
-        // The peers of the scale-down below (KWOK's pods run no Qdrant).
-        qdrantPeerUrl: qdrantFleet.peerUrl,
+        // The peers of the scale-down below: KWOK's pods run no Qdrant.
+        ...testQdrantUrlTemplates(),
         drainPollMs: 200,
         leaderElection: { enabled: true, leaseNamespace: ns, retryPeriodMs: 500 },
       });

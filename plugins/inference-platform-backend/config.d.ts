@@ -43,6 +43,21 @@ export interface Config {
        * Default: direct.
        */
       qdrantAccess?: 'direct' | 'apiServerProxy';
+      /**
+       * Reach each platform's Qdrant at this URL instead of its Service's
+       * cluster DNS name: a gateway or port-forward for a backend outside the
+       * cluster, or the local cluster's simulated Qdrant. `{namespace}`,
+       * `{name}` (the platform) and `{statefulSet}` are filled in, e.g.
+       * `https://qdrant-gw.example.com/{namespace}/{statefulSet}`. Not with
+       * qdrantAccess apiServerProxy.
+       */
+      qdrantUrlTemplate?: string;
+      /**
+       * As qdrantUrlTemplate, for one Qdrant peer by its pod: `{pod}` is filled
+       * in too. Scale-down drains talk to single peers; without it they use
+       * the pod's DNS name under the headless Service.
+       */
+      qdrantPeerUrlTemplate?: string;
       leaderElection?: {
         /** Only the Lease holder reconciles. Default: true. */
         enabled?: boolean;

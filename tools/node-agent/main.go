@@ -55,6 +55,7 @@ type options struct {
 	dnsPort       int
 	maxPods       int
 	labels        string
+	extended      string
 }
 
 func run() error {
@@ -73,6 +74,7 @@ func run() error {
 	flag.IntVar(&o.dnsPort, "dns-port", 53, "port of the cluster DNS server on the gateway address")
 	flag.IntVar(&o.maxPods, "max-pods", 110, "pod capacity")
 	flag.StringVar(&o.labels, "labels", "", "extra node labels, k=v,k=v")
+	flag.StringVar(&o.extended, "extended-resources", "", "extended resources to advertise, name=count,... (e.g. nvidia.com/gpu=1 for a node that stands in for a GPU node)")
 	klog.InitFlags(nil)
 	flag.Parse()
 
@@ -182,6 +184,13 @@ func describeNode(n *corev1.Node, o options, network *podNetwork) {
 		corev1.ResourceMemory:           *resource.NewQuantity(mem, resource.BinarySI),
 		corev1.ResourcePods:             *resource.NewQuantity(int64(o.maxPods), resource.DecimalSI),
 		corev1.ResourceEphemeralStorage: resource.MustParse("100Gi"),
+	}
+	for _, kv := range splitNonEmpty(o.extended, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			if q, err := resource.ParseQuantity(v); err == nil {
+				capacity[corev1.ResourceName(k)] = q
+			}
+		}
 	}
 	n.Status.Capacity = capacity
 	n.Status.Allocatable = capacity.DeepCopy()

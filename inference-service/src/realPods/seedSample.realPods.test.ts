@@ -32,6 +32,7 @@ const run = promisify(execFile);
 const ns = 'seed';
 const MODEL_URL = 's3://models/mobilenet-v2.onnx';
 const MODEL_B = 's3://models/mobilenet-v2-b.onnx';
+const GPU_PRODUCT = 'NVIDIA-A100-SXM4-40GB';
 let cluster: LocalCluster;
 let operator: Operator;
 const s3 = new S3TestServer();
@@ -130,7 +131,10 @@ beforeAll(async () => {
         'qdrant/qdrant pods run the stand-in, one peer, no Raft',
     );
   }
-  cluster = await LocalCluster.start({ realNode: true });
+  cluster = await LocalCluster.start({
+    realNode: true,
+    realNodeClaimsGpus: { count: 2, product: GPU_PRODUCT },
+  });
   // Pods reach the host at the bridge address.
   await s3.start(NODE_NETWORK.gateway);
   // Two keys, two "versions" of the model: what a model update changes is the URL.
@@ -271,6 +275,27 @@ describe('the seed sample on real pods', () => {
       }
     }
     expect(misses).toEqual([]);
+
+    if (qdrantBinary()) {
+      // On real Qdrant, the collection the servers created keeps two copies
+      // of every shard: spec.qdrant.replicationFactor defaults to 2 from two
+      // peers, through the operator's ConfigMap (Qdrant's own default is 1).
+      const qdrantSvc = (
+        await cluster.request(
+          'GET',
+          `/api/v1/namespaces/${ns}/services/${names.qdrant(ready)}`,
+        )
+      ).body;
+      const collection = (await (
+        await fetch(
+          `http://${qdrantSvc.spec.clusterIP}:6333/collections/${ready.spec.inference.collection ?? 'images'}`,
+        )
+      ).json()) as any;
+      expect(collection.result.config.params.replication_factor).toBe(2);
+      expect(ready.status.qdrantCluster.collections).toEqual([
+        expect.objectContaining({ replicationFactor: 2 }),
+      ]);
+    }
   });
 
   it('restarts a killed inference server: restart count rises, Degraded, then Ready again', async () => {
@@ -393,5 +418,55 @@ describe('the seed sample on real pods', () => {
     expect(failed.status.message).toMatch(
       /\(ErrImageNeverPull\): Container image "example\.com\/nothing:1\.0"/,
     );
+  });
+
+  it('serves a GPU platform on the CPU where CUDA cannot load, and says so in a condition', async () => {
+    // The real node claims two A100s it does not have: the GPU servers are
+    // scheduled and run for real, asking onnxruntime for CUDA, which is not there.
+    const gpu = scaledSeed('gpu-fallback', MODEL_URL);
+    gpu.spec.qdrant.replicas = 1;
+    gpu.spec.inference.gpu = { count: 1, type: GPU_PRODUCT };
+    expect((await cluster.request('POST', platformsPath(), gpu)).status).toBe(
+      201,
+    );
+    const ready = await waitForPhase('gpu-fallback', 'Ready');
+    const servers = await pods(
+      'app.kubernetes.io/instance=gpu-fallback,app.kubernetes.io/component=inference',
+    );
+    expect(servers).toHaveLength(2);
+    for (const pod of servers) {
+      expect(pod.spec.nodeName).toBe('local-node');
+      expect(pod.spec.containers[0].resources.limits['nvidia.com/gpu']).toBe(
+        '1',
+      );
+      expect(await kubectl('logs', pod.metadata.name)).toContain(
+        'CUDA is not usable, running the model on the CPU',
+      );
+    }
+    // Read from the servers themselves (their /readyz, through the API
+    // server's pod proxy): a warning, the platform still serves.
+    const warned = await eventually(
+      'GPUUnused',
+      async () => {
+        const x = await platform('gpu-fallback');
+        return condition(x, 'GPUUnused') ? x : undefined;
+      },
+      60_000,
+      500,
+    );
+    const names2 = servers.map(x => x.metadata.name).sort();
+    expect(condition(warned, 'GPUUnused')).toMatchObject({
+      status: 'True',
+      reason: 'CudaUnavailable',
+      message: expect.stringMatching(
+        new RegExp(
+          `^${names2.join(
+            ', ',
+          )} run the model on the CPU, their GPUs idle: CUDA is not usable \\(.+\\)$`,
+        ),
+      ),
+    });
+    expect(warned.status.phase).toBe('Ready');
+    expect(ready.status.inferenceReadyReplicas).toBe(2);
   });
 });

@@ -4,11 +4,12 @@ import {
   eventually,
   testApi,
   testKubeconfigPath,
+  testQdrantUrlTemplates,
 } from '@cv-platform/local-cluster';
 import { InferencePlatform, sampleInferencePlatform } from '@cv-platform/inference-platform-api';
 import { loadKubeConfig } from '../kube/loadKubeConfig';
 import { Operator, OperatorOptions } from '../Operator';
-import { QdrantFleetDouble } from './qdrantCluster/QdrantClusterDouble';
+import { QdrantFleetDouble } from './qdrantCluster/QdrantFleetDouble';
 
 export const api = testApi();
 export { eventually };
@@ -44,15 +45,17 @@ export function sample(ns: string, name = 'image-retrieval-prod'): InferencePlat
 }
 
 /**
- * For a test file: a function that starts an operator and remembers it;
- * every operator started in a test is stopped after it.
- */
-/**
- * The Qdrant clusters of the test file's platforms (KWOK's pods run nothing):
- * operators from newOperator reach their peers here.
+ * Qdrant clusters a test shapes itself (peers, collections, transfers,
+ * failures): an operator reaches them with `...qdrantFleet.options`. Without
+ * it, operators from newOperator reach the test run's simulated Qdrant, which
+ * follows the pods of the simulated nodes.
  */
 export const qdrantFleet = new QdrantFleetDouble();
 
+/**
+ * For a test file: a function that starts an operator and remembers it;
+ * every operator started in a test is stopped after it.
+ */
 export function operatorsStoppedAfterEach(): (op: Operator) => Promise<Operator> {
   let running: Operator[] = [];
   beforeAll(() => qdrantFleet.start());
@@ -75,21 +78,27 @@ export function newOperator(ns: string, extra: Partial<OperatorOptions> = {}): O
     namespaces: [ns],
     workers: 2,
     clusterInfoTtlMs: 1000,
-    qdrantPeerUrl: qdrantFleet.peerUrl,
+    ...testQdrantUrlTemplates(),
     drainPollMs: 200,
     ...extra,
   });
 }
 
 export async function waitForPhase(ns: string, name: string, phase: string, timeoutMs = 60_000) {
+  let last: any;
   return eventually(
     `${name} phase ${phase}`,
     async () => {
       const p = await getPlatform(ns, name);
+      last = p.status;
       return p.status?.phase === phase && p.status?.observedGeneration === p.metadata.generation ? p : undefined;
     },
     timeoutMs,
-  );
+  ).catch(e => {
+    // Say where it stopped: the phase, its message and every condition not as hoped.
+    const conditions = (last?.conditions ?? []).map((c: any) => `${c.type}=${c.status} ${c.reason}: ${c.message}`);
+    throw new Error(`${e.message}; last status: ${last?.phase} (${last?.message})\n  ${conditions.join('\n  ')}`);
+  });
 }
 
 export async function withNamespace(prefix: string, fn: (ns: string) => Promise<void>) {

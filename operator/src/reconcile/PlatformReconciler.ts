@@ -19,7 +19,9 @@ import { QdrantScaleDown, ScaleDownStep } from './QdrantScaleDown';
 import { QdrantRebalance } from './QdrantRebalance';
 import { qdrantUpgradePartition, UpgradeStep } from './qdrantUpgradePartition';
 import { qdrantUnsettled } from '../qdrant/qdrantUnsettled';
-import { podOfPeerUri } from '../qdrant/observeCluster';
+import { ordinalOf, podOfPeerUri } from '../qdrant/observeCluster';
+import { strandedPeers } from '../qdrant/strandedPeers';
+import { InferenceServerStates, ReadServerState } from '../inference/InferenceServerStates';
 import { QdrantPeerClient, directQdrantRequest } from '../qdrant/QdrantPeerClient';
 import { FIELD_MANAGER, LABEL_COMPONENT, names } from './labels';
 import {
@@ -88,6 +90,8 @@ export interface ReconcilerOptions {
   statusCoalesceMs?: number;
   /** Queues a platform for another pass (when a background answer arrives). */
   requeue?: (key: string) => void;
+  /** Asks an inference server about itself (GET /readyz); not set: servers are not asked. */
+  readServerState?: ReadServerState;
   now?: () => Date;
 }
 
@@ -164,12 +168,18 @@ export class PlatformReconciler {
   /** When each platform's status was last written (for coalescing). */
   private readonly lastStatusWrite = new Map<string, number>();
   private readonly scaleDown: QdrantScaleDown;
+  private readonly peers: QdrantPeerClient;
+  private readonly servers?: InferenceServerStates;
   private readonly rebalance: QdrantRebalance;
 
   constructor(private readonly o: ReconcilerOptions) {
     this.qdrant = o.qdrant ?? new QdrantAdminClient();
+    this.peers = o.qdrantPeers ?? new QdrantPeerClient(directQdrantRequest);
+    if (o.readServerState) {
+      this.servers = new InferenceServerStates({ read: o.readServerState, ttlMs: o.clusterInfoTtlMs ?? 60_000, changed: key => o.requeue?.(key) });
+    }
     const peerDeps = {
-      client: o.qdrantPeers ?? new QdrantPeerClient(directQdrantRequest),
+      client: this.peers,
       peerUrl: o.qdrantPeerUrl ?? qdrantPeerUrl,
       logger: o.logger,
     };
@@ -189,6 +199,7 @@ export class PlatformReconciler {
     if (!p || p.metadata.deletionTimestamp) {
       // Children carry owner references; the garbage collector removes them.
       this.clusterInfo.delete(key);
+      this.servers?.forget(key);
       this.lastStatusWrite.delete(key);
       return {};
     }
@@ -228,7 +239,10 @@ export class PlatformReconciler {
     }
     const pods = caches.pods.byIndex(PODS_BY_PLATFORM, key);
     const podsOf = (component: string) => pods.filter(o => o.metadata.labels?.[LABEL_COMPONENT] === component);
-    const clusterInfo = this.qdrantClusterInfo(key, p, spec.qdrant.apiKeySecretRef, sts, spec.qdrant.replicas);
+    let clusterInfo = this.qdrantClusterInfo(key, p, spec.qdrant.apiKeySecretRef, sts, spec.qdrant.replicas);
+    if (!scaleDown && sts && !stsLeaving && !recreation) {
+      clusterInfo = await this.removeStrandedPeers(key, p, spec.qdrant.apiKeySecretRef, clusterInfo, sts.spec?.replicas ?? spec.qdrant.replicas, events);
+    }
     // Version (or any template) changes restart one peer at a time, each once Qdrant has settled.
     let upgrade: UpgradeStep | undefined;
     if (sts && !stsLeaving && !recreation) {
@@ -304,6 +318,7 @@ export class PlatformReconciler {
           qdrantPods: podsOf('qdrant'),
           inferencePods: podsOf('inference'),
           qdrantCluster: clusterInfo,
+          inferenceServers: this.servers?.of(key, podsOf('inference'), spec.inference.port),
           qdrantScaleDown: scaleDown && scaleDown.status.step !== 'Done' ? scaleDown.status : undefined,
           qdrantUpgrade: upgrade,
           // Indexed by platform: a pass reads its own volumes, not every platform's.
@@ -325,7 +340,7 @@ export class PlatformReconciler {
       // looks unsettled); unchanged answers cost no writes.
       if (clusterInfo || sts?.status?.readyReplicas) {
         const ttl = this.o.clusterInfoTtlMs ?? 60_000;
-        const unsettled = clusterInfo?.reachable && status.phase !== 'Ready';
+        const unsettled = clusterInfo && status.phase !== 'Ready';
         return { requeueAfterMs: unsettled ? Math.min(ttl, 2000) : ttl };
       }
       return {};
@@ -447,7 +462,10 @@ export class PlatformReconciler {
     // A peer came or went, or Qdrant looked unsettled (no leader, peers still
     // joining, shards not Active): ask again soon, not after the full TTL.
     const unsettled = !!cached?.info.reachable && !!qdrantUnsettled(cached.info, desiredPeers);
-    const stale = age >= ttl || cached?.readyPeers !== readyPeers || (unsettled && age >= Math.min(ttl, 2000));
+    // Unreachable keeps the platform from Ready: try again well before the TTL.
+    const unreachable = !!cached && !cached.info.reachable;
+    const stale =
+      age >= ttl || cached?.readyPeers !== readyPeers || (unsettled && age >= Math.min(ttl, 2000)) || (unreachable && age >= Math.min(ttl, 5000));
     if (stale && !this.clusterInfoInFlight.has(key)) {
       this.clusterInfoInFlight.add(key);
       this.fetchClusterInfo(p, apiKeyRef)
@@ -461,6 +479,41 @@ export class PlatformReconciler {
         .finally(() => this.clusterInfoInFlight.delete(key));
     }
     return cached?.info;
+  }
+
+  /**
+   * Removes from Raft the empty peers of pods past the StatefulSet (see
+   * strandedPeers) and returns the cluster info without them; Qdrant is asked
+   * again on the next pass.
+   */
+  private async removeStrandedPeers(
+    key: string,
+    p: InferencePlatform,
+    apiKeyRef: { name: string; key?: string } | undefined,
+    clusterInfo: QdrantClusterInfo | undefined,
+    replicas: number,
+    events: PendingEvent[],
+  ): Promise<QdrantClusterInfo | undefined> {
+    const stranded = strandedPeers(clusterInfo, names.qdrant(p), replicas);
+    if (!stranded.length) return clusterInfo;
+    const removed = new Set<string>();
+    try {
+      const apiKey = await this.readApiKey(p, apiKeyRef);
+      const url = this.o.qdrantUrl?.(p) ?? qdrantServiceUrl(p);
+      for (const peer of stranded) {
+        const pod = `${names.qdrant(p)}-${ordinalOf(peer.uri, names.qdrant(p))}`;
+        await this.peers.removePeer(url, peer.id, apiKey);
+        removed.add(peer.id);
+        this.o.logger.info('Removed stranded Qdrant peer from the cluster', { name: p.metadata.name, namespace: p.metadata.namespace, peer: peer.id, pod });
+        events.push(['Normal', 'RemovedQdrantPeer', `Removed peer ${peer.id} (${pod}) from the Qdrant cluster: its pod is past the StatefulSet's ${replicas} and it held no shard`]);
+      }
+    } catch (e) {
+      events.push(['Warning', 'PeerRemovalFailed', `removing a Qdrant peer no pod backs failed: ${e instanceof Error ? e.message : e}`]);
+    }
+    if (!removed.size || !clusterInfo) return clusterInfo;
+    const info = { ...clusterInfo, peers: clusterInfo.peers?.filter(x => !removed.has(x.id)) };
+    this.clusterInfo.set(key, { at: 0, info, readyPeers: this.clusterInfo.get(key)?.readyPeers ?? 0 });
+    return info;
   }
 
   private async fetchClusterInfo(

@@ -128,3 +128,33 @@ describe('computeStatus and data redundancy', () => {
     expect(atRisk(statusFor({ replicas: 1 }))).toBeUndefined();
   });
 });
+
+describe('computeStatus and GPUs', () => {
+  const statusFor = (gpus: number, servers: Record<string, any>) => {
+    const p: any = sampleInferencePlatform('p', 'ns');
+    p.metadata.generation = 1;
+    p.spec.inference.gpu = { count: gpus };
+    return computeStatus(p, withDefaults(p.spec), { qdrantPods: [], inferencePods: [], inferenceServers: servers }, NOW);
+  };
+  const gpuUnused = (s: any) => s.conditions.find((c: any) => c.type === 'GPUUnused');
+  const noCuda = 'onnxruntime could not load its CUDA provider: libcudart.so.12: cannot open shared object file';
+
+  it('warns, naming the servers and the reason, when servers given GPUs run the model on the CPU', () => {
+    const s = statusFor(1, {
+      'p-inference-1': { executionProvider: 'cpu', fallbackReason: noCuda },
+      'p-inference-0': { executionProvider: 'cpu', fallbackReason: noCuda },
+      'p-inference-2': { executionProvider: 'cuda' },
+    });
+    expect(gpuUnused(s)).toMatchObject({
+      status: 'True',
+      reason: 'CudaUnavailable',
+      message: `p-inference-0, p-inference-1 run the model on the CPU, their GPUs idle: CUDA is not usable (${noCuda})`,
+    });
+  });
+
+  it('says nothing when CUDA runs, when no GPU was asked for, or when the servers were not asked', () => {
+    expect(gpuUnused(statusFor(1, { 'p-inference-0': { executionProvider: 'cuda' } }))).toBeUndefined();
+    expect(gpuUnused(statusFor(0, { 'p-inference-0': { executionProvider: 'cpu' } }))).toBeUndefined();
+    expect(gpuUnused(statusFor(1, {}))).toBeUndefined();
+  });
+});

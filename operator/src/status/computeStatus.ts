@@ -1,3 +1,4 @@
+import type { InferenceServerState } from '../inference/InferenceServerStates';
 import {
   ConditionType,
   DefaultedSpec,
@@ -25,6 +26,8 @@ export interface ObservedChildren {
   qdrantUpgrade?: { partition: number; waiting?: string; needsDowntime?: boolean };
   /** A Qdrant scale-down under way (peers draining) or blocked. */
   qdrantScaleDown?: QdrantScaleDownStatus;
+  /** What each ready inference server says about itself, by pod (when the operator can ask them). */
+  inferenceServers?: Record<string, InferenceServerState>;
   /** An error from applying children in this pass. */
   reconcileError?: string;
 }
@@ -165,12 +168,19 @@ export function notReadyServers(pods: any[], container: string): string {
   return parts.join('; ');
 }
 
-/** What Qdrant's own view says is wrong: the Degraded reason and message; undefined when it is fine or unknown. */
+/**
+ * What Qdrant's own view says is wrong: the Degraded reason and message;
+ * undefined when it is fine or not read yet. Ready pods whose REST API does
+ * not answer the operator are a problem: nobody can tell the cluster is whole.
+ */
 export function qdrantClusterProblem(
   cluster: QdrantClusterInfo | undefined,
   statefulSet: string,
   podCount: number,
 ): { reason: string; message: string } | undefined {
+  if (cluster && !cluster.reachable) {
+    return { reason: Reason.QdrantUnreachable, message: `its REST API does not answer the operator: ${cluster.message ?? 'no answer'}` };
+  }
   if (!cluster?.reachable || !cluster.peers?.length) return undefined;
   if (!cluster.raftLeader) return { reason: Reason.QdrantNoLeader, message: 'the Qdrant cluster has no Raft leader' };
   if (cluster.consensus && cluster.consensus !== 'working') {
@@ -191,6 +201,21 @@ export function qdrantClusterProblem(
   const problems = (cluster.collections ?? []).flatMap(c => c.problems ?? []);
   if (problems.length) return { reason: Reason.QdrantShardsUnhealthy, message: problems.join('; ') };
   return undefined;
+}
+
+/**
+ * Servers that were given GPUs and run the model on the CPU because CUDA is
+ * not usable, with their reason: "p-inference-0, p-inference-1 run the model
+ * on the CPU ...". They still answer, just slower, so it is a warning.
+ */
+export function gpuFallbacks(servers: Record<string, InferenceServerState> | undefined): string | undefined {
+  const onCpu = Object.entries(servers ?? {})
+    .filter(([, s]) => s.executionProvider === 'cpu' && s.fallbackReason)
+    .sort(([a], [b]) => a.localeCompare(b));
+  if (!onCpu.length) return undefined;
+  const reasons = [...new Set(onCpu.map(([, s]) => s.fallbackReason))];
+  const pods = onCpu.map(([pod]) => pod).join(', ');
+  return `${pods} run${onCpu.length === 1 ? 's' : ''} the model on the CPU, ${onCpu.length === 1 ? 'its GPU' : 'their GPUs'} idle: CUDA is not usable (${reasons.join('; ')})`;
 }
 
 /** Data volumes that ask for less than the spec: "PersistentVolumeClaim storage-p-qdrant-0 (10Gi, StorageClass kwok-volume)". */
@@ -278,6 +303,8 @@ export function computeStatus(
   const members = clusterView?.reachable ? clusterView.peers?.length ?? 0 : undefined;
   const joining =
     members !== undefined && members > 0 && members < qDesired ? `waiting for Qdrant peers to join the Raft cluster: ${members}/${qDesired}` : undefined;
+  // Every pod ready, but Qdrant not asked yet: Ready waits for its own view.
+  const unread = !clusterView && qdrantAllReady ? "reading Qdrant's cluster state" : undefined;
   const scaleDownBlocked = scaleDown?.step === 'Blocked';
   const scaleDownText = scaleDown
     ? `Qdrant scale-down from ${scaleDown.fromReplicas} to ${scaleDown.toReplicas} peers ${scaleDownBlocked ? 'blocked' : 'in progress'}: ${scaleDown.message}`
@@ -297,6 +324,8 @@ export function computeStatus(
     qdrantCond = { type: ConditionType.QdrantReady, status: 'False', reason: clusterProblem.reason, message: clusterProblem.message };
   } else if (qdrantAllReady && joining) {
     qdrantCond = { type: ConditionType.QdrantReady, status: 'False', reason: Reason.QdrantPeersJoining, message: joining };
+  } else if (unread) {
+    qdrantCond = { type: ConditionType.QdrantReady, status: 'False', reason: Reason.QdrantClusterUnknown, message: unread };
   }
   if (qdrantRolling && observed.qdrantUpgrade?.needsDowntime) {
     qdrantCond = { type: ConditionType.QdrantReady, status: 'False', reason: Reason.QdrantUpgradeNeedsDowntime, message: observed.qdrantUpgrade.waiting ?? '' };
@@ -400,6 +429,9 @@ export function computeStatus(
     // Counts say done, but a pod still serves another model.
     phase = 'Loading';
     message = `rolling out model ${desiredModel}: still serving ${stillServing}`;
+  } else if (unread) {
+    phase = 'Loading';
+    message = unread;
   } else {
     phase = 'Ready';
     message = `Qdrant ${qReady}/${qDesired}, inference ${iReady}/${iDesired} ready`;
@@ -432,6 +464,8 @@ export function computeStatus(
       message: `${which} on ${spec.qdrant.replicas} peers: a lost peer or volume loses its shards, and a rolling restart makes them unavailable; set spec.qdrant.replicationFactor to 2 or more (existing collections keep theirs)`,
     });
   }
+  const onCpu = spec.inference.gpu.count > 0 ? gpuFallbacks(observed.inferenceServers) : undefined;
+  if (onCpu) inputs.push({ type: ConditionType.GPUUnused, status: 'True', reason: Reason.CudaUnavailable, message: onCpu });
   if (scaleDown) {
     inputs.push(
       scaleDownBlocked

@@ -259,6 +259,8 @@ export const ConditionType = {
   DataAtRisk: 'DataAtRisk',
   /** Warning: Qdrant volumes stay below spec.qdrant.storageSize (their StorageClass does not expand). */
   ResizeUnsupported: 'ResizeUnsupported',
+  /** Warning: servers given GPUs run the model on the CPU (CUDA not usable there). */
+  GPUUnused: 'GPUUnused',
 } as const;
 
 /** Annotation linking a platform to the catalog entity that owns it. */

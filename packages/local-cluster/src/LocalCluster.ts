@@ -10,6 +10,7 @@ import { ApiRequester } from './ApiRequester';
 import { createPki, Pki } from './pki';
 import { freePort } from './freePort';
 import { kwokConfig } from './kwokConfig';
+import { SimulatedQdrant } from './simulatedQdrant/SimulatedQdrant';
 import { FAKE_NODES, fakeNodeManifest } from './fakeNodes';
 import {
   acquireHostLock,
@@ -43,6 +44,11 @@ export interface LocalClusterOptions {
    * namespaces; fails (never simulates) when the machine cannot.
    */
   realNode?: boolean;
+  /**
+   * The real node advertises these GPUs (`nvidia.com/gpu` and the product
+   * label) without having them: GPU pods run there for real, and find no CUDA.
+   */
+  realNodeClaimsGpus?: { count: number; product: string };
   /** KWOK's simulated nodes; default on without a real node, off with one. */
   simulatedNodes?: boolean;
   /** How long to wait for another run's real node to stop (one per machine). */
@@ -115,6 +121,8 @@ export class LocalCluster {
   private releaseHostLock?: () => void;
   /** Set when the cluster has a real node. */
   realNode?: RealNodeProcesses;
+  /** Answers for the Qdrant pods of the simulated nodes (which run no containers). */
+  simulatedQdrant?: SimulatedQdrant;
 
   private constructor(
     readonly workDir: string,
@@ -274,11 +282,16 @@ export class LocalCluster {
         workDir: this.workDir,
         kubeconfig: this.kubeconfigPath,
         caCert: pki.caCert,
+        claimedGpus: this.options.realNodeClaimsGpus,
         spawn: (b, name, args) => this.spawn(b, name, args),
       });
       this.log(`real node ${REAL_NODE_NAME}: pods run as processes; qdrant/qdrant images run the ${this.realNode.qdrant}`);
     }
     await this.bootstrapObjects(repoRoot);
+    if (this.options.simulatedNodes ?? !this.options.realNode) {
+      this.simulatedQdrant = await new SimulatedQdrant(this.kubeconfigPath, [REAL_NODE_NAME]).start();
+      this.log(`simulated Qdrant for pods on simulated nodes at ${this.simulatedQdrant.serviceUrlTemplate}`);
+    }
     this.log(`control plane ready in ${((Date.now() - started) / 1000).toFixed(1)}s at ${this.server} (kubeconfig ${this.kubeconfigPath})`);
   }
 
@@ -448,7 +461,30 @@ export class LocalCluster {
   }
 
   /** Stops every component (newest first) and removes the work dir. */
+  /**
+   * The environment a process using this cluster needs: its kubeconfig and,
+   * with simulated nodes, where the embedded operator of a portal (and the
+   * operator's tests) reach the simulated Qdrant.
+   */
+  env(): Record<string, string> {
+    const env: Record<string, string> = { KUBECONFIG: this.kubeconfigPath, CV_TEST_KUBECONFIG: this.kubeconfigPath };
+    if (this.simulatedQdrant) {
+      env.CV_QDRANT_URL_TEMPLATE = this.simulatedQdrant.serviceUrlTemplate;
+      env.CV_QDRANT_PEER_URL_TEMPLATE = this.simulatedQdrant.peerUrlTemplate;
+      env.APP_CONFIG_inferencePlatform_operator_qdrantUrlTemplate = this.simulatedQdrant.serviceUrlTemplate;
+      env.APP_CONFIG_inferencePlatform_operator_qdrantPeerUrlTemplate = this.simulatedQdrant.peerUrlTemplate;
+    }
+    return env;
+  }
+
+  /** Operator options that reach the simulated Qdrant (none without simulated nodes). */
+  qdrantUrlTemplates(): { qdrantUrlTemplate?: string; qdrantPeerUrlTemplate?: string } {
+    const q = this.simulatedQdrant;
+    return q ? { qdrantUrlTemplate: q.serviceUrlTemplate, qdrantPeerUrlTemplate: q.peerUrlTemplate } : {};
+  }
+
   async stop(): Promise<void> {
+    await this.simulatedQdrant?.stop();
     for (const p of [...this.processes].reverse()) {
       // The node agent terminates its pods first (up to 10 s grace each, in parallel).
       await p.stop(p.name === 'node-agent' ? 40_000 : 10_000);

@@ -27,11 +27,7 @@ async function main(argv: string[]) {
   const flags = sep0 >= 0 ? rest.slice(0, sep0) : rest;
   const realNode = flags.includes('--real-node');
   const cluster = await LocalCluster.start({ realNode });
-  const env = {
-    ...process.env,
-    KUBECONFIG: cluster.kubeconfigPath,
-    CV_TEST_KUBECONFIG: cluster.kubeconfigPath,
-  };
+  const env = { ...process.env, ...cluster.env() };
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= cluster.stop());
   if (cmd === 'start') {
@@ -39,7 +35,7 @@ async function main(argv: string[]) {
     if (outIdx >= 0 && rest[outIdx + 1]) {
       fs.writeFileSync(rest[outIdx + 1], cluster.kubeconfig(), { mode: 0o600 });
     }
-    console.log(`KUBECONFIG=${cluster.kubeconfigPath}`);
+    for (const [k, v] of Object.entries(cluster.env())) console.log(`${k}=${v}`);
     await new Promise<void>(resolve => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);

@@ -7,3 +7,6 @@ export * from './testCluster';
 export { NODE_NETWORK, podNetnsName, podProcesses } from './realNode/hostNetwork';
 export { REAL_NODE_NAME } from './realNode/RealNode';
 export { qdrantBinary } from './realNode/imageMap';
+export { QdrantClusterDouble, closeServer } from './simulatedQdrant/QdrantClusterDouble';
+export type { RecordedCall } from './simulatedQdrant/QdrantClusterDouble';
+export { SimulatedQdrant } from './simulatedQdrant/SimulatedQdrant';

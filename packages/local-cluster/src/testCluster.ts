@@ -16,6 +16,19 @@ export function testKubeconfigPath(): string {
   return path;
 }
 
+/**
+ * Where the test run's simulated Qdrant answers for the Qdrant pods of the
+ * simulated nodes (operator options `qdrantUrlTemplate`, `qdrantPeerUrlTemplate`).
+ */
+export function testQdrantUrlTemplates(): { qdrantUrlTemplate: string; qdrantPeerUrlTemplate: string } {
+  const qdrantUrlTemplate = process.env.CV_QDRANT_URL_TEMPLATE;
+  const qdrantPeerUrlTemplate = process.env.CV_QDRANT_PEER_URL_TEMPLATE;
+  if (!qdrantUrlTemplate || !qdrantPeerUrlTemplate) {
+    throw new Error('CV_QDRANT_URL_TEMPLATE is not set: run tests through `npm run test:all` or `local-cluster run -- ...` (simulated nodes), which start the simulated Qdrant');
+  }
+  return { qdrantUrlTemplate, qdrantPeerUrlTemplate };
+}
+
 export function testApi(): ApiRequester {
   return ApiRequester.fromKubeconfig(testKubeconfigPath());
 }

@@ -13,6 +13,7 @@ import {
   eventually,
   testApi,
   testKubeconfigPath,
+  testQdrantUrlTemplates,
 } from '@cv-platform/local-cluster';
 import { sampleInferencePlatform } from '@cv-platform/inference-platform-api';
 import { permissionsRegistryServiceFactory } from '@backstage/backend-defaults/permissionsRegistry';
@@ -39,7 +40,7 @@ function config(extra: Record<string, unknown> = {}, top: Record<string, unknown
       inferencePlatform: {
         kubernetes: { kubeconfigPath: testKubeconfigPath() },
         namespaces: [ns],
-        operator: { leaderElection: { enabled: false } },
+        operator: { leaderElection: { enabled: false }, ...testQdrantUrlTemplates() },
         ...extra,
       },
     },
@@ -282,8 +283,8 @@ describe('inference-platform backend against a real cluster', () => {
 
   it('reconciles on exactly one of two backends with leader election', async () => {
     const le = { enabled: true, leaseNamespace: ns, leaseName: 'bp-operator', leaseDurationSeconds: 3, retryPeriodMs: 300 };
-    const one = await backend([], { operator: { leaderElection: { ...le, identity: 'one' } } });
-    const two = await backend([], { operator: { leaderElection: { ...le, identity: 'two' } } });
+    const one = await backend([], { operator: { leaderElection: { ...le, identity: 'one' }, ...testQdrantUrlTemplates() } });
+    const two = await backend([], { operator: { leaderElection: { ...le, identity: 'two' }, ...testQdrantUrlTemplates() } });
     await request(one.server).post('/api/inference-platform/platforms').set('Authorization', mockCredentials.user.header()).send(createBody('elected'));
     await eventually('Ready via either backend', async () => {
       const r = await request(two.server).get(`/api/inference-platform/platforms/${ns}/elected`).set('Authorization', mockCredentials.user.header());

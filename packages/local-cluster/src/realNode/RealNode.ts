@@ -36,6 +36,8 @@ export async function startRealNode(opts: {
   kubeconfig: string;
   caCert: string;
   spawn: (bin: string, name: string, args: string[]) => ManagedProcess;
+  /** GPUs the node claims to have (it has none): for what must happen when CUDA is asked for and not usable. */
+  claimedGpus?: { count: number; product: string };
 }): Promise<RealNodeProcesses> {
   const bin = ensureNodeBinaries(opts.repoRoot);
   const n = NODE_NETWORK;
@@ -62,7 +64,8 @@ export async function startRealNode(opts: {
     `--pod-cidr=${n.podCidr}`,
     `--service-cidr=${n.serviceRange}`,
     `--gateway=${n.gateway}`,
-    '--labels=topology.kubernetes.io/zone=zone-a',
+    `--labels=topology.kubernetes.io/zone=zone-a${opts.claimedGpus ? `,nvidia.com/gpu.product=${opts.claimedGpus.product}` : ''}`,
+    ...(opts.claimedGpus ? [`--extended-resources=nvidia.com/gpu=${opts.claimedGpus.count}`] : []),
   ]);
   const proxy = opts.spawn(bin, 'kube-proxy', [
     `--kubeconfig=${opts.kubeconfig}`,

@@ -6,6 +6,7 @@ import {
   eventually,
   testApi,
   testKubeconfigPath,
+  testQdrantUrlTemplates,
 } from '@cv-platform/local-cluster';
 import { loadKubeConfig, Operator } from '@cv-platform/operator';
 import { sampleInferencePlatform } from '@cv-platform/inference-platform-api';
@@ -22,6 +23,7 @@ describe('InferencePlatformEntityProvider', () => {
     operator = new Operator({
       kubeConfig: loadKubeConfig({ kubeconfigPath: testKubeconfigPath() }),
       namespaces: [ns],
+      ...testQdrantUrlTemplates(),
       reconcile: false,
     });
     await operator.start();

@@ -69,12 +69,14 @@ export function createEmbeddedOperator(
   if (!reconcile) {
     logger.warn('inference-platform: operator disabled by config; watching only (read-only reconcile)');
   }
-  const operator = new Operator({
+  const operator = configured(() => new Operator({
     kubeConfig,
     namespaces: root?.getOptionalStringArray('namespaces'),
     reconcile,
     workers: op?.getOptionalNumber('workers') ?? 4,
     qdrantAccess: qdrantAccess(op?.getOptionalString('qdrantAccess')),
+    qdrantUrlTemplate: op?.getOptionalString('qdrantUrlTemplate'),
+    qdrantPeerUrlTemplate: op?.getOptionalString('qdrantPeerUrlTemplate'),
     leaderElection: {
       enabled: le?.getOptionalBoolean('enabled') ?? true,
       leaseName: le?.getOptionalString('leaseName'),
@@ -86,8 +88,17 @@ export function createEmbeddedOperator(
     logger: operatorLogger(logger.child({ component: 'operator' })),
     credentialRefreshMs: secondsToMs(k8s?.getOptionalNumber('credentialRefreshSeconds')),
     watchTimeoutSeconds: k8s?.getOptionalNumber('watchTimeoutSeconds'),
-  });
+  }));
   return { operator };
+}
+
+/** Settings the operator refuses are configuration errors, named by their config path. */
+function configured(make: () => Operator): Operator {
+  try {
+    return make();
+  } catch (e) {
+    throw new InputError(`inferencePlatform.operator: ${e instanceof Error ? e.message : e}`);
+  }
 }
 
 function qdrantAccess(value: string | undefined): 'direct' | 'apiServerProxy' | undefined {

@@ -6,6 +6,7 @@ import {
   deleteTestNamespace,
   testApi,
   testKubeconfigPath,
+  testQdrantUrlTemplates,
 } from '@cv-platform/local-cluster';
 import { KubeClient, loadKubeConfig, Operator } from '@cv-platform/operator';
 import yaml from 'js-yaml';
@@ -379,6 +380,7 @@ describe('inference-platform:create', () => {
       const operator = new Operator({
         kubeConfig,
         namespaces: [ns],
+        ...testQdrantUrlTemplates(),
         workers: 2,
       });
       await operator.start();
@@ -417,6 +419,7 @@ describe('inference-platform:create', () => {
       const operator = new Operator({
         kubeConfig,
         namespaces: [ns],
+        ...testQdrantUrlTemplates(),
         workers: 2,
       });
       // A quota that forbids StatefulSets: the operator's apply is refused

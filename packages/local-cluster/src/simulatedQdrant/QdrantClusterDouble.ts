@@ -27,7 +27,7 @@ interface Collection {
   transfers: Transfer[];
 }
 
-interface Peer {
+export interface Peer {
   id: number;
   /** The p2p URI it announces (`--uri`), as Raft lists it. */
   uri: string;
@@ -139,6 +139,27 @@ export class QdrantClusterDouble {
     }
     if (this.leader === id) {
       this.leader = this.members().find(p => p.up)?.id;
+      this.term++;
+      this.commit++;
+    }
+  }
+
+  /**
+   * A peer that was down answers again (its pod back with the same volume):
+   * its replicas recover (Qdrant syncs them from an Active copy), and a
+   * cluster without a leader elects it.
+   */
+  revive(id: number): void {
+    const peer = this.peer(id);
+    peer.up = true;
+    for (const c of this.collections.values()) {
+      for (const replicas of c.shards.values()) {
+        const r = replicas.get(id);
+        if (r?.state === 'Dead') r.state = 'Active';
+      }
+    }
+    if (this.leader === undefined) {
+      this.leader = id;
       this.term++;
       this.commit++;
     }
@@ -426,7 +447,7 @@ export class QdrantClusterDouble {
   }
 }
 
-async function closeServer(server: http.Server | undefined) {
+export async function closeServer(server: http.Server | undefined) {
   if (!server) return;
   await new Promise<void>(resolve => {
     server.close(() => resolve());
@@ -443,56 +464,4 @@ function hash(s: string): number {
   let h = 0;
   for (let i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) >>> 0;
   return h;
-}
-
-/**
- * One Qdrant cluster double per platform, all on one HTTP server
- * (`/c/<namespace>/<name>/peer/<id>/...`), created as the operator first asks
- * for them: a peer joins its cluster when the operator first asks its pod,
- * as a started pod bootstraps into the cluster.
- */
-export class QdrantFleetDouble {
-  private readonly clusters = new Map<string, QdrantClusterDouble>();
-  private server?: http.Server;
-  private base = '';
-
-  async start(): Promise<this> {
-    this.server = http.createServer((req, res) => {
-      const m = /^\/c\/([^/]+)\/([^/]+)(\/.*)$/.exec(new URL(req.url ?? '/', 'http://fleet').pathname);
-      const cluster = m && this.clusters.get(`${m[1]}/${m[2]}`);
-      if (!cluster) {
-        req.socket.destroy();
-        return;
-      }
-      cluster.handle(req, res, m![3]);
-    });
-    await new Promise<void>(resolve => this.server!.listen(0, '127.0.0.1', resolve));
-    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  /** The cluster of a platform (created empty on first use). */
-  cluster(namespace: string, name: string): QdrantClusterDouble {
-    const key = `${namespace}/${name}`;
-    let c = this.clusters.get(key);
-    if (!c) {
-      c = new QdrantClusterDouble();
-      c.baseUrl = `${this.base}/c/${namespace}/${name}`;
-      this.clusters.set(key, c);
-    }
-    return c;
-  }
-
-  /** The operator's `qdrantPeerUrl`: the pod's peer, joining the cluster if it is new. */
-  readonly peerUrl = (p: { metadata: { name?: string; namespace?: string } }, pod: string): string => {
-    const { name, namespace } = p.metadata;
-    const cluster = this.cluster(namespace!, name!);
-    return cluster.urlOf(cluster.peerFor(`http://${pod}.${name}-qdrant-headless.${namespace}.svc:6335/`));
-  };
-
-  async stop(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    await closeServer(server);
-  }
 }
