@@ -153,9 +153,18 @@ async function runOnce(cluster: LocalCluster, n: number) {
     if (set.size >= FIRST_PASS_CHILDREN) childrenDone.set(name, performance.now());
   };
   for (const c of ['services', 'statefulSets', 'configMaps', 'deployments'] as const) observed[c].on(onChild);
+  // Every status a platform went through on its way to Ready: which writes one observed state cost.
+  const statusTrail = new Map<string, { last?: any; steps: string[] }>();
   observed.platforms.on((_t, p) => {
     const name = p.metadata.name!;
-    if (name !== 'warmup' && p.status?.phase === 'Ready' && !ready.has(name)) ready.set(name, performance.now());
+    if (name === 'warmup' || ready.has(name)) return;
+    const trail = statusTrail.get(name) ?? { steps: [] };
+    statusTrail.set(name, trail);
+    if (p.status && JSON.stringify(p.status) !== JSON.stringify(trail.last)) {
+      trail.steps.push(describeStatusStep(trail.last, p.status));
+      trail.last = p.status;
+    }
+    if (p.status?.phase === 'Ready') ready.set(name, performance.now());
   });
 
   // A running operator has warm connections and compiled code; a first
@@ -248,11 +257,26 @@ async function runOnce(cluster: LocalCluster, n: number) {
     heapMb: +(after.heapBytes / 2 ** 20).toFixed(1),
     rssMb: +(after.rssBytes / 2 ** 20).toFixed(1),
   };
+  // The most common ways to Ready, write by write.
+  const ways = new Map<string, number>();
+  for (const t of statusTrail.values()) ways.set(t.steps.join('\n      '), (ways.get(t.steps.join('\n      ')) ?? 0) + 1);
+  for (const [way, k] of [...ways].sort((a, b) => b[1] - a[1]).slice(0, 2)) {
+    console.error(`  ${k} of ${statusTrail.size} platforms reached Ready through ${way.split('\n').length} status writes:\n      ${way}`);
+  }
   watching.abort();
   client.close();
   await operator.stop();
   await cluster.request('DELETE', `/api/v1/namespaces/${ns}`);
   return { result, converged };
+}
+
+/** One status write: the phase, the conditions not True, and what else changed. */
+function describeStatusStep(before: any, after: any): string {
+  const pending = (after.conditions ?? []).filter((c: any) => c.status !== 'True').map((c: any) => `${c.type}=${c.reason}`);
+  const changed = Object.keys({ ...before, ...after }).filter(
+    k => k !== 'conditions' && k !== 'phase' && k !== 'message' && JSON.stringify(before?.[k]) !== JSON.stringify(after[k]),
+  );
+  return `${after.phase} [${pending.join(', ')}]${changed.length ? ` changed: ${changed.join(', ')}` : ''}`;
 }
 
 /** A platform as the bench creates it: one peer, one server, small requests (the point is the control loop, not bin packing). */
