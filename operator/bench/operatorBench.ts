@@ -13,6 +13,9 @@
  * Qdrant is Ready), and all at once.
  *
  *   npm run bench -w @cv-platform/operator -- [N ...] [--no-baseline]   (default: 1 100 1000)
+ *
+ * BENCH_CPU_PROF=<dir> writes a CPU profile of the operator per run;
+ * BENCH_STATUS_TRAILS=<file> every platform's status writes on its way to Ready.
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -72,7 +75,11 @@ async function startOperatorProcess(cluster: LocalCluster, ns: string) {
   // --expose-gc: /metrics then reports the heap after a full collection.
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--expose-gc', BUNDLE, '--kubeconfig', cluster.kubeconfigPath, '--namespace', ns, '--no-leader-elect', '--workers', '8', '--metrics-port', String(port),
+    [
+     '--expose-gc',
+     // BENCH_CPU_PROF=<dir>: a V8 CPU profile of the operator, written when it stops.
+     ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+     BUNDLE, '--kubeconfig', cluster.kubeconfigPath, '--namespace', ns, '--no-leader-elect', '--workers', '8', '--metrics-port', String(port),
      // KWOK's pods run no Qdrant: the operator asks the cluster's simulated one.
      '--qdrant-url-template', cluster.simulatedQdrant!.serviceUrlTemplate, '--qdrant-peer-url-template', cluster.simulatedQdrant!.peerUrlTemplate],
     { stdio: ['ignore', log, log] },
@@ -260,6 +267,7 @@ async function runOnce(cluster: LocalCluster, n: number) {
   // The most common ways to Ready, write by write.
   const ways = new Map<string, number>();
   for (const t of statusTrail.values()) ways.set(t.steps.join('\n      '), (ways.get(t.steps.join('\n      ')) ?? 0) + 1);
+  if (process.env.BENCH_STATUS_TRAILS) fs.writeFileSync(process.env.BENCH_STATUS_TRAILS, JSON.stringify(Object.fromEntries([...statusTrail].map(([k, t]) => [k, t.steps])), null, 1));
   for (const [way, k] of [...ways].sort((a, b) => b[1] - a[1]).slice(0, 2)) {
     console.error(`  ${k} of ${statusTrail.size} platforms reached Ready through ${way.split('\n').length} status writes:\n      ${way}`);
   }
@@ -276,7 +284,15 @@ function describeStatusStep(before: any, after: any): string {
   const changed = Object.keys({ ...before, ...after }).filter(
     k => k !== 'conditions' && k !== 'phase' && k !== 'message' && JSON.stringify(before?.[k]) !== JSON.stringify(after[k]),
   );
-  return `${after.phase} [${pending.join(', ')}]${changed.length ? ` changed: ${changed.join(', ')}` : ''}`;
+  const said = [
+    ...(before?.message !== after.message ? [`"${String(after.message).slice(0, 90)}"`] : []),
+    ...(after.conditions ?? [])
+      .filter((c: any) => (before?.conditions ?? []).some((b: any) => b.type === c.type && b.message !== c.message))
+      .map((c: any) => `${c.type}: "${String(c.message).slice(0, 300)}"`),
+  ]
+    .map(x => ` ${x}`)
+    .join('');
+  return `${after.phase} [${pending.join(', ')}]${changed.length ? ` changed: ${changed.join(', ')}` : ''}${said}`;
 }
 
 /** A platform as the bench creates it: one peer, one server, small requests (the point is the control loop, not bin packing). */

@@ -10,7 +10,7 @@ import { OperatorMetrics } from '../metrics/OperatorMetrics';
 import { QdrantAdminClient } from '../qdrant/QdrantAdminClient';
 import { stableClusterInfo } from '../qdrant/stableClusterInfo';
 import { Resources, SharedInformer } from '../runtime/SharedInformers';
-import { computeStatus } from '../status/computeStatus';
+import { computeStatus, volumeWaitReportableInMs } from '../status/computeStatus';
 import { isSubset } from './isSubset';
 import { shortHash } from './shortHash';
 import { Recreation, statefulSetRecreation } from './statefulSetRecreation';
@@ -85,7 +85,9 @@ export interface ReconcilerOptions {
   /**
    * Status changes that only move counts or messages (no phase, condition or
    * generation change) are written at most this often per platform; the
-   * pass is retried to write the latest state. Default 1000 ms.
+   * pass is retried to write the latest state. Default 5000 ms: a count or
+   * message that flips and flips back within it (a volume being bound, a
+   * probe) costs no write.
    */
   statusCoalesceMs?: number;
   /** Queues a platform for another pass (when a background answer arrives). */
@@ -96,6 +98,9 @@ export interface ReconcilerOptions {
 }
 
 type Child = { obj: any; ref: ResourceRef; cache: SharedInformer };
+
+/** How long a pass waits for Qdrant's first answer about a new cluster. */
+const FIRST_CLUSTER_INFO_WAIT_MS = 1000;
 /** An Event to record once the pass is done: type, reason, message. */
 export type PendingEvent = [EventType, string, string];
 
@@ -123,9 +128,17 @@ export function foldCreated(events: PendingEvent[]): PendingEvent[] {
 export function significantChange(before: any, after: any): boolean {
   if (!before) return true;
   if (before.phase !== after.phase || before.observedGeneration !== after.observedGeneration) return true;
-  const conditions = (s: any) =>
-    JSON.stringify((s.conditions ?? []).map((c: any) => [c.type, c.status, c.reason]).sort());
-  return conditions(before) !== conditions(after);
+  const was = new Map<string, any>((before.conditions ?? []).map((c: any) => [c.type, c]));
+  const now: any[] = after.conditions ?? [];
+  if (now.length !== was.size || now.some(c => !was.has(c.type))) return true;
+  // A part becoming True while the phase stays is progress that the next
+  // change (often the phase itself, a moment later) can carry; a part
+  // falling from True, or waiting for something else, is news.
+  return now.some(c => {
+    const old = was.get(c.type);
+    if (c.status === 'True') return false;
+    return old.status !== c.status || old.reason !== c.reason;
+  });
 }
 
 /**
@@ -149,6 +162,14 @@ export function restartOnNewLeader(deployment: any, live: any, cluster: QdrantCl
   }
 }
 
+/** The status without what is written only along with something else (status.qdrant.version). */
+function withoutCarried(status: any): any {
+  if (!status?.qdrant?.version) return status;
+  const { version: _version, ...qdrant } = status.qdrant;
+  const { qdrant: _qdrant, ...rest } = status;
+  return Object.keys(qdrant).length ? { ...rest, qdrant } : rest;
+}
+
 /** Same content, whatever the key order the API server returned. */
 function sameStatus(a: unknown, b: unknown) {
   return isSubset(a ?? {}, b ?? {}) && isSubset(b ?? {}, a ?? {});
@@ -161,7 +182,7 @@ function sameStatus(a: unknown, b: unknown) {
  */
 export class PlatformReconciler {
   private readonly clusterInfo = new Map<string, { at: number; info: QdrantClusterInfo; readyPeers: number }>();
-  private readonly clusterInfoInFlight = new Set<string>();
+  private readonly clusterInfoInFlight = new Map<string, Promise<void>>();
   private readonly qdrant: QdrantAdminClient;
   /** Applied hashes of children and written statuses the caches may not show yet. */
   private readonly lastWrites = new LastWrites<unknown>();
@@ -239,7 +260,7 @@ export class PlatformReconciler {
     }
     const pods = caches.pods.byIndex(PODS_BY_PLATFORM, key);
     const podsOf = (component: string) => pods.filter(o => o.metadata.labels?.[LABEL_COMPONENT] === component);
-    let clusterInfo = this.qdrantClusterInfo(key, p, spec.qdrant.apiKeySecretRef, sts, spec.qdrant.replicas);
+    let clusterInfo = await this.qdrantClusterInfo(key, p, spec.qdrant.apiKeySecretRef, sts, spec.qdrant.replicas);
     if (!scaleDown && sts && !stsLeaving && !recreation) {
       clusterInfo = await this.removeStrandedPeers(key, p, spec.qdrant.apiKeySecretRef, clusterInfo, sts.spec?.replicas ?? spec.qdrant.replicas, events);
     }
@@ -291,6 +312,7 @@ export class PlatformReconciler {
     }
     children.push({ obj: inferenceService(p), ref: Resources.services, cache: caches.services });
 
+    const deploymentChild = children.find(c => c.ref === Resources.deployments);
     // Children are independent objects: apply them concurrently.
     try {
       let reconcileError: string | undefined;
@@ -314,7 +336,10 @@ export class PlatformReconciler {
         spec,
         {
           statefulSet: caches.statefulSets.get(namespace, names.qdrant(p)),
-          deployment: caches.deployments.get(namespace, names.inference(p)),
+          // Created in this very pass: rolling out from zero, though the cache has not seen it yet.
+          deployment:
+            caches.deployments.get(namespace, names.inference(p)) ??
+            (deploymentChild && results[children.indexOf(deploymentChild)]?.status === 'fulfilled' ? { ...deploymentChild.obj, status: {} } : undefined),
           qdrantPods: podsOf('qdrant'),
           inferencePods: podsOf('inference'),
           qdrantCluster: clusterInfo,
@@ -334,7 +359,11 @@ export class PlatformReconciler {
       if (reconcileError) throw new Error(reconcileError);
       // Qdrant's progress raises no Kubernetes event: look again soon.
       const drainMs = (scaleDown && scaleDown.status.step !== 'Done') || upgrade?.waiting || rebalancing ? this.o.drainPollMs ?? 2000 : undefined;
-      if (deferMs !== undefined || drainMs !== undefined) return { requeueAfterMs: Math.min(deferMs ?? Infinity, drainMs ?? Infinity) };
+      // A peer waiting for its volumes is said once it has waited long; nothing else would bring that pass.
+      const volumeWaitMs = volumeWaitReportableInMs(podsOf('qdrant'), this.o.now?.().getTime() ?? Date.now());
+      if (deferMs !== undefined || drainMs !== undefined || volumeWaitMs !== undefined) {
+        return { requeueAfterMs: Math.min(deferMs ?? Infinity, drainMs ?? Infinity, volumeWaitMs ?? Infinity) };
+      }
       if (status.phase === 'Failed') return { requeueWithBackoff: true };
       // Look at Qdrant's cluster state again after the TTL (sooner while it
       // looks unsettled); unchanged answers cost no writes.
@@ -442,15 +471,18 @@ export class PlatformReconciler {
   /**
    * The last known cluster info. Qdrant is asked in the background when the
    * answer is older than the TTL, so a slow or unreachable Qdrant never holds
-   * up a reconcile; a changed answer queues the platform for another pass.
+   * up a reconcile for long; a changed answer queues the platform for another
+   * pass. Only the very first answer is waited for, briefly: without it the
+   * status would say "reading Qdrant's cluster state" for one write and
+   * something else a moment later.
    */
-  private qdrantClusterInfo(
+  private async qdrantClusterInfo(
     key: string,
     p: InferencePlatform,
     apiKeyRef: { name: string; key?: string } | undefined,
     sts: any,
     desiredPeers: number,
-  ): QdrantClusterInfo | undefined {
+  ): Promise<QdrantClusterInfo | undefined> {
     const readyPeers = sts?.status?.readyReplicas ?? 0;
     if (!sts || readyPeers === 0) {
       this.clusterInfo.delete(key);
@@ -466,9 +498,9 @@ export class PlatformReconciler {
     const unreachable = !!cached && !cached.info.reachable;
     const stale =
       age >= ttl || cached?.readyPeers !== readyPeers || (unsettled && age >= Math.min(ttl, 2000)) || (unreachable && age >= Math.min(ttl, 5000));
-    if (stale && !this.clusterInfoInFlight.has(key)) {
-      this.clusterInfoInFlight.add(key);
-      this.fetchClusterInfo(p, apiKeyRef)
+    let inFlight = this.clusterInfoInFlight.get(key);
+    if (stale && !inFlight) {
+      inFlight = this.fetchClusterInfo(p, apiKeyRef)
         .then(answer => {
           const previous = this.clusterInfo.get(key)?.info;
           const info = stableClusterInfo(previous, answer);
@@ -477,6 +509,13 @@ export class PlatformReconciler {
           if (changed) this.o.requeue?.(key);
         })
         .finally(() => this.clusterInfoInFlight.delete(key));
+      this.clusterInfoInFlight.set(key, inFlight);
+    }
+    if (!cached && inFlight) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([inFlight, new Promise(r => (timer = setTimeout(r, FIRST_CLUSTER_INFO_WAIT_MS)))]);
+      clearTimeout(timer);
+      return this.clusterInfo.get(key)?.info;
     }
     return cached?.info;
   }
@@ -550,11 +589,14 @@ export class PlatformReconciler {
     const id = statusId(p);
     const current = this.lastWrites.pending(id, p.metadata.resourceVersion) ?? p.status;
     if (sameStatus(status, current)) return undefined;
+    const significant = significantChange(current, status);
+    // Facts that change only on the way somewhere (the Qdrant version the pods run) ride on the next write.
+    if (!significant && sameStatus(withoutCarried(status), withoutCarried(current))) return undefined;
     const prevPhase = (current as any)?.phase;
     const key = `${p.metadata.namespace}/${p.metadata.name}`;
-    const coalesceMs = this.o.statusCoalesceMs ?? 1000;
+    const coalesceMs = this.o.statusCoalesceMs ?? 5000;
     const since = Date.now() - (this.lastStatusWrite.get(key) ?? 0);
-    if (!significantChange(current, status) && since < coalesceMs) return coalesceMs - since;
+    if (!significant && since < coalesceMs) return coalesceMs - since;
     this.lastStatusWrite.set(key, Date.now());
     if (this.lastStatusWrite.size > 100_000) this.lastStatusWrite.delete(this.lastStatusWrite.keys().next().value!);
     const written = await this.o.client.apply(

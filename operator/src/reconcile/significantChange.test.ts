@@ -19,4 +19,15 @@ describe('significantChange', () => {
   it('is not a count or a message moving within the same state', () => {
     expect(significantChange(status('Loading', '0/2'), status('Loading', '1/2'))).toBe(false);
   });
+
+  it('is a condition falling from True or appearing, not one becoming True while the phase stays', () => {
+    const withModel = (s: any, modelStatus: string, reason: string) => ({
+      ...s,
+      conditions: [...s.conditions, { type: 'ModelLoaded', status: modelStatus, reason, message: '', lastTransitionTime: 't' }],
+    });
+    const loading = status('Loading', '1/2');
+    expect(significantChange(withModel(loading, 'False', 'ModelLoading'), withModel(loading, 'True', 'ModelLoaded'))).toBe(false);
+    expect(significantChange(withModel(loading, 'True', 'ModelLoaded'), withModel(loading, 'False', 'ModelRollingOut'))).toBe(true);
+    expect(significantChange(loading, withModel(loading, 'True', 'ModelLoaded'))).toBe(true);
+  });
 });

@@ -1,6 +1,6 @@
 import { sampleInferencePlatform, withDefaults } from '@cv-platform/inference-platform-api';
 import { ANNOTATION_MODEL_URL } from '../reconcile/inferenceChildren';
-import { computeStatus, lastLogLine } from './computeStatus';
+import { computeStatus, lastLogLine, volumeWaitReportableInMs } from './computeStatus';
 
 const NOW = '2026-12-03T00:00:00Z';
 
@@ -156,5 +156,43 @@ describe('computeStatus and GPUs', () => {
     expect(gpuUnused(statusFor(1, { 'p-inference-0': { executionProvider: 'cuda' } }))).toBeUndefined();
     expect(gpuUnused(statusFor(0, { 'p-inference-0': { executionProvider: 'cpu' } }))).toBeUndefined();
     expect(gpuUnused(statusFor(1, {}))).toBeUndefined();
+  });
+});
+
+describe('computeStatus and Qdrant peers waiting for their volumes', () => {
+  const waiting = (since: string) => ({
+    metadata: { name: 'p-qdrant-0' },
+    status: {
+      conditions: [
+        {
+          type: 'PodScheduled',
+          status: 'False',
+          reason: 'Unschedulable',
+          lastTransitionTime: since,
+          message: '0/6 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.',
+        },
+      ],
+    },
+  });
+  const statusAt = (now: string, since: string) => {
+    const p: any = sampleInferencePlatform('p', 'ns');
+    p.metadata.generation = 1;
+    p.spec.qdrant.replicas = 1;
+    const sts = { metadata: { generation: 1 }, status: { observedGeneration: 1, replicas: 1, readyReplicas: 0 } };
+    return computeStatus(p, withDefaults(p.spec), { statefulSet: sts, qdrantPods: [waiting(since)], inferencePods: [] }, now);
+  };
+  const qdrantReady = (s: any) => s.conditions.find((c: any) => c.type === 'QdrantReady');
+
+  it('is an ordinary wait at first, said only once it lasts a minute', () => {
+    const early = statusAt('2026-01-01T00:00:30Z', '2026-01-01T00:00:00Z');
+    expect(qdrantReady(early)).toMatchObject({ reason: 'QdrantPeersNotReady', message: '0/1 Qdrant peers ready' });
+    expect(early.phase).toBe('Pending');
+    const late = statusAt('2026-01-01T00:01:00Z', '2026-01-01T00:00:00Z');
+    expect(qdrantReady(late)).toMatchObject({
+      reason: 'QdrantPeersNotReady',
+      message: expect.stringContaining('pod p-qdrant-0 has waited since 2026-01-01T00:00:00Z for its volumes: 0/6 nodes are available: pod has unbound immediate PersistentVolumeClaims'),
+    });
+    expect(volumeWaitReportableInMs([waiting('2026-01-01T00:00:00Z')], Date.parse('2026-01-01T00:00:45Z'))).toBe(15_000);
+    expect(volumeWaitReportableInMs([waiting('2026-01-01T00:00:00Z')], Date.parse('2026-01-01T00:01:45Z'))).toBeUndefined();
   });
 });

@@ -64,12 +64,53 @@ export function cannotStart(pods: any[], container: string): string | undefined 
 /** Why a pod cannot be scheduled, from its PodScheduled condition. */
 export function unschedulableMessage(pods: any[]): string | undefined {
   for (const pod of pods) {
-    const c = (pod.status?.conditions ?? []).find(
-      (x: any) => x.type === 'PodScheduled' && x.status === 'False' && x.reason === 'Unschedulable',
-    );
-    if (c) return `pod ${pod.metadata.name} is unschedulable: ${c.message}`;
+    const c = unscheduled(pod);
+    if (c && !waitsForVolumes(c)) return `pod ${pod.metadata.name} is unschedulable: ${c.message}`;
   }
   return undefined;
+}
+
+/** How long a pod may wait for its volumes before the status says so. */
+export const VOLUME_WAIT_REPORT_MS = 60_000;
+
+/**
+ * Pods the scheduler holds only until their volumes exist and are bound (the
+ * StatefulSet creates the claim, a provisioner binds it): every new Qdrant
+ * peer passes through it, so it is said only once it lasts longer than
+ * VOLUME_WAIT_REPORT_MS (a provisioner that never comes), not on the way
+ * (which would cost two status writes per new peer).
+ */
+export function volumeWaitMessage(pods: any[], now: string): string | undefined {
+  for (const pod of pods) {
+    const c = unscheduled(pod);
+    if (c && waitsForVolumes(c) && Date.parse(now) - Date.parse(c.lastTransitionTime) >= VOLUME_WAIT_REPORT_MS) {
+      return `pod ${pod.metadata.name} has waited since ${c.lastTransitionTime} for its volumes: ${c.message}`;
+    }
+  }
+  return undefined;
+}
+
+/** When a volume wait of these pods becomes worth saying (ms from now), if one is under way. */
+export function volumeWaitReportableInMs(pods: any[], now: number): number | undefined {
+  const waits = pods
+    .map(unscheduled)
+    .filter(c => c && waitsForVolumes(c))
+    .map(c => Date.parse(c.lastTransitionTime) + VOLUME_WAIT_REPORT_MS - now)
+    .filter(ms => ms > 0);
+  return waits.length ? Math.min(...waits) : undefined;
+}
+
+function unscheduled(pod: any): any {
+  return (pod.status?.conditions ?? []).find((x: any) => x.type === 'PodScheduled' && x.status === 'False' && x.reason === 'Unschedulable');
+}
+
+function waitsForVolumes(condition: any): boolean {
+  const m = String(condition.message ?? '');
+  // Claims not created or not bound yet, and nothing else held against the nodes.
+  return (
+    /unbound immediate PersistentVolumeClaims|persistentvolumeclaim "[^"]+" (not found|bound to non-existent persistentvolume)/.test(m) &&
+    !/Insufficient|didn't match|untolerated taint|node\(s\) had volume node affinity conflict/.test(m)
+  );
 }
 
 /** The model loader's failure on any pod running the current model URL. */
@@ -281,6 +322,7 @@ export function computeStatus(
   const inferenceDone = deploy ? rolloutComplete(deploy, iDesired) : false;
   const qUnschedulable = unschedulableMessage(observed.qdrantPods);
   const iUnschedulable = unschedulableMessage(observed.inferencePods);
+  const qVolumeWait = volumeWaitMessage(observed.qdrantPods, now);
   const modelFailure = modelLoadFailure(observed.inferencePods, spec.inference.modelUrl);
   const desiredModel = spec.inference.modelUrl;
   const loaded = loadedModels(observed.inferencePods);
@@ -318,7 +360,7 @@ export function computeStatus(
         type: ConditionType.QdrantReady,
         status: 'False',
         reason: qdrantNotReadyReason,
-        message: qUnschedulable ?? `${qReady}/${qDesired} Qdrant peers ready`,
+        message: qUnschedulable ?? `${qReady}/${qDesired} Qdrant peers ready${qVolumeWait ? `; ${qVolumeWait}` : ''}`,
       };
   if (qdrantAllReady && clusterProblem) {
     qdrantCond = { type: ConditionType.QdrantReady, status: 'False', reason: clusterProblem.reason, message: clusterProblem.message };
