@@ -57,8 +57,13 @@ export function podOfPeerUri(uri: string | undefined): string | undefined {
 
 /** `http://<sts>-<n>.<headless>...` -> n */
 export function ordinalOf(uri: string, statefulSet: string): number | undefined {
-  const m = new RegExp(`^https?://${statefulSet}-(\\d+)\\.`).exec(uri);
-  return m ? Number(m[1]) : undefined;
+  // Called for every peer on every pass: plain string work, no RegExp built per call.
+  const scheme = uri.indexOf('://');
+  const host = uri.slice(scheme + 3);
+  if ((scheme !== 4 && scheme !== 5) || !uri.startsWith('http') || !host.startsWith(`${statefulSet}-`)) return undefined;
+  const dot = host.indexOf('.', statefulSet.length + 1);
+  const digits = host.slice(statefulSet.length + 1, dot);
+  return dot > statefulSet.length + 1 && /^\d+$/.test(digits) ? Number(digits) : undefined;
 }
 
 /**

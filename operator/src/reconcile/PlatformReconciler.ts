@@ -369,7 +369,9 @@ export class PlatformReconciler {
       // looks unsettled); unchanged answers cost no writes.
       if (clusterInfo || sts?.status?.readyReplicas) {
         const ttl = this.o.clusterInfoTtlMs ?? 60_000;
-        const unsettled = clusterInfo && status.phase !== 'Ready';
+        // Only Qdrant's own unrest: a platform waiting for anything else is
+        // woken by that thing's watch event, not by polling every 2 s.
+        const unsettled = clusterInfo && (!clusterInfo.reachable || qdrantUnsettled(clusterInfo, spec.qdrant.replicas));
         return { requeueAfterMs: unsettled ? Math.min(ttl, 2000) : ttl };
       }
       return {};
