@@ -540,7 +540,9 @@ export class PlatformReconciler {
     const removed = new Set<string>();
     try {
       const apiKey = await this.readApiKey(p, apiKeyRef);
-      const url = this.o.qdrantUrl?.(p) ?? qdrantServiceUrl(p);
+      // Through peer 0, which always stays (as drains go through a staying peer):
+      // a removal is a Raft proposal any member forwards to the leader.
+      const url = (this.o.qdrantPeerUrl ?? qdrantPeerUrl)(p, `${names.qdrant(p)}-0`);
       for (const peer of stranded) {
         const pod = `${names.qdrant(p)}-${ordinalOf(peer.uri, names.qdrant(p))}`;
         await this.peers.removePeer(url, peer.id, apiKey);
