@@ -457,16 +457,19 @@ describe('the seed sample on real pods', () => {
     }
     // Read from the servers themselves (their /readyz, through the API
     // server's pod proxy): a warning, the platform still serves.
+    // Each server is asked as it turns ready: wait for both answers.
+    const names2 = servers.map(x => x.metadata.name).sort();
     const warned = await eventually(
-      'GPUUnused',
+      'GPUUnused naming both servers',
       async () => {
         const x = await platform('gpu-fallback');
-        return condition(x, 'GPUUnused') ? x : undefined;
+        return condition(x, 'GPUUnused')?.message.startsWith(names2.join(', '))
+          ? x
+          : undefined;
       },
       60_000,
       500,
     );
-    const names2 = servers.map(x => x.metadata.name).sort();
     expect(condition(warned, 'GPUUnused')).toMatchObject({
       status: 'True',
       reason: 'CudaUnavailable',
