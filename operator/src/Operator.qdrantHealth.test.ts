@@ -122,6 +122,9 @@ describe("Qdrant's own view of its cluster", () => {
       await patchPlatform(ns, 'raft', { spec: { qdrant: { replicas: 3 } } });
       const joining = await phaseWith(ns, 'raft', 'Loading', 'QdrantPeersJoining');
       expect(joining.status.message).toBe('waiting for Qdrant peers to join the Raft cluster: 2/3');
+      // Progressing, not Degraded.
+      expect(condition(joining, 'Progressing')).toMatchObject({ status: 'True', reason: 'QdrantPeersJoining' });
+      expect(condition(joining, 'Degraded')).toMatchObject({ status: 'False' });
       cluster.peerFor(peerUri(ns, 'raft', 2));
       const up = await waitForPhase(ns, 'raft', 'Ready');
       expect(up.status.qdrantCluster.peers).toHaveLength(3);
@@ -145,10 +148,14 @@ describe("Qdrant's own view of its cluster", () => {
       expect(silent.status).toMatchObject({ qdrantReadyReplicas: 2 });
       expect(condition(silent, 'QdrantClusterReachable')).toMatchObject({ status: 'False', reason: 'ClusterInfoUnavailable' });
       expect(condition(silent, 'Ready')).toMatchObject({ status: 'False' });
+      expect(condition(silent, 'Degraded')).toMatchObject({ status: 'True', reason: 'QdrantUnreachable' });
+      expect(condition(silent, 'Progressing')).toMatchObject({ status: 'False', reason: 'Blocked' });
 
       for (const m of cluster.members()) cluster.revive(m.id);
       const back = await waitForPhase(ns, 'silent', 'Ready');
       expect(condition(back, 'QdrantClusterReachable')).toMatchObject({ status: 'True' });
+      expect(condition(back, 'Degraded')).toMatchObject({ status: 'False', reason: 'AsExpected' });
+      expect(condition(back, 'Progressing')).toMatchObject({ status: 'False', reason: 'Converged' });
     });
   });
 

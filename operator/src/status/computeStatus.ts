@@ -484,7 +484,19 @@ export function computeStatus(
       ? { type: ConditionType.Ready, status: 'True', reason: Reason.AllComponentsReady, message }
       : { type: ConditionType.Ready, status: 'False', reason: observed.reconcileError ? Reason.ReconcileFailed : Reason.ComponentsNotReady, message };
 
-  const inputs = [readyCond, qdrantCond, inferenceCond, modelCond];
+  // The usual summary pair (as Deployments and cluster operators have it), by
+  // the first part that is not where it should be.
+  const cause = [qdrantCond, inferenceCond, modelCond].find(c => c.status !== 'True');
+  const moving = phase === 'Pending' || phase === 'Loading';
+  const stuck = phase === 'Degraded' || phase === 'Failed';
+  const progressingCond: ConditionInput = moving
+    ? { type: ConditionType.Progressing, status: 'True', reason: cause?.reason ?? Reason.ComponentsNotReady, message }
+    : { type: ConditionType.Progressing, status: 'False', reason: stuck ? Reason.Blocked : Reason.Converged, message: stuck ? message : 'nothing in progress' };
+  const degradedCond: ConditionInput = stuck
+    ? { type: ConditionType.Degraded, status: 'True', reason: observed.reconcileError ? Reason.ReconcileFailed : cause?.reason ?? Reason.ComponentsNotReady, message }
+    : { type: ConditionType.Degraded, status: 'False', reason: Reason.AsExpected, message: 'no part has failed' };
+
+  const inputs = [readyCond, progressingCond, degradedCond, qdrantCond, inferenceCond, modelCond];
   const small = volumesBelow(observed.qdrantVolumes ?? [], String(spec.qdrant.storageSize));
   if (small.length) {
     inputs.push({

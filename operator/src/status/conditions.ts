@@ -34,6 +34,9 @@ export const Reason = {
   ClusterInfoAvailable: 'ClusterInfoAvailable',
   ClusterInfoUnavailable: 'ClusterInfoUnavailable',
   AllComponentsReady: 'AllComponentsReady',
+  Converged: 'Converged',
+  Blocked: 'Blocked',
+  AsExpected: 'AsExpected',
   ComponentsNotReady: 'ComponentsNotReady',
   ReconcileFailed: 'ReconcileFailed',
 } as const;
