@@ -28,8 +28,7 @@ const start = operatorsStoppedAfterEach();
 
 /** The platform's Qdrant cluster with `peers` members, and the operator pointed at peer 1 as its Service. */
 function clusterOf(ns: string, name: string, peers: number) {
-  const cluster = qdrantFleet.cluster(ns, name);
-  for (let i = 0; i < peers; i++) cluster.peerFor(peerUri(ns, name, i));
+  const cluster = qdrantFleet.clusterWithPeers(ns, name, peers);
   const service = cluster.members()[Math.min(1, peers - 1)];
   return { cluster, qdrantUrl: () => cluster.urlOf(service) };
 }
@@ -136,8 +135,7 @@ describe("Qdrant's own view of its cluster", () => {
       const p = sample(ns, 'silent');
       p.spec.qdrant.replicas = 2;
       p.spec.inference.replicas = 1;
-      const cluster = qdrantFleet.cluster(ns, 'silent');
-      for (let i = 0; i < 2; i++) cluster.peerFor(peerUri(ns, 'silent', i));
+      const cluster = qdrantFleet.clusterWithPeers(ns, 'silent', 2);
       // The Service answers through whichever member is up; none is.
       for (const m of cluster.members()) cluster.kill(m.id);
       await createPlatform(p);

@@ -9,6 +9,7 @@ import {
   operatorsStoppedAfterEach,
   patchPlatform,
   qdrantFleet,
+  qdrantSts,
   sample,
   waitForPhase,
   withNamespace,
@@ -26,13 +27,9 @@ const start = operatorsStoppedAfterEach();
 /** An operator that reaches Qdrant through the test's own clusters. */
 const fleetOperator = (ns: string, extra: Parameters<typeof newOperator>[1] = {}) => newOperator(ns, { ...qdrantFleet.options, ...extra });
 
-const sts = async (ns: string, name: string) => (await get(`/apis/apps/v1/namespaces/${ns}/statefulsets/${name}-qdrant`)).body;
-
 /** The platform's peers, joined as their pods would, with a collection placed over them. */
 async function clusterWith(ns: string, name: string, peers: number, collection: { shards: number; rf: number; points: number }) {
-  const platform = { metadata: { namespace: ns, name } };
-  for (let i = 0; i < peers; i++) qdrantFleet.peerUrl(platform, `${name}-qdrant-${i}`);
-  const cluster = qdrantFleet.cluster(ns, name);
+  const cluster = qdrantFleet.clusterWithPeers(ns, name, peers);
   cluster.createCollection('images', { shardNumber: collection.shards, replicationFactor: collection.rf });
   const points = Array.from({ length: collection.points }, (_, id) => ({ id, vector: [1, 0, 0, 0, 0, 0, 0, 0], payload: { n: id } }));
   const res = await fetch(`${cluster.urlOf(cluster.members()[0])}/collections/images/points?wait=true`, {
@@ -63,7 +60,7 @@ describe('scaling Qdrant', () => {
       // What the StatefulSet asked for at the moment Qdrant was told to remove the peer.
       const replicasAtRemoval: number[] = [];
       cluster.beforeAnswer = async call => {
-        if (call.method === 'DELETE') replicasAtRemoval.push((await sts(ns, 'drain')).spec.replicas);
+        if (call.method === 'DELETE') replicasAtRemoval.push((await qdrantSts(ns, 'drain')).spec.replicas);
       };
 
       await patchPlatform(ns, 'drain', { spec: { qdrant: { replicas: 2 } } });
@@ -71,7 +68,7 @@ describe('scaling Qdrant', () => {
       expect(down.status).toMatchObject({ qdrantReadyReplicas: 2 });
       expect(down.status.qdrant?.scaleDown).toBeUndefined();
       expect(condition(down, 'ScaleDownBlocked')).toBeUndefined();
-      expect((await sts(ns, 'drain')).spec.replicas).toBe(2);
+      expect((await qdrantSts(ns, 'drain')).spec.replicas).toBe(2);
 
       expect(cluster.pointCount('images')).toBe(1000);
       expect(cluster.peersHoldingShards().has(leaving.id)).toBe(false);
@@ -114,7 +111,7 @@ describe('scaling Qdrant', () => {
       });
       expect(blocked.status.message).toContain('Qdrant scale-down from 2 to 1 peers blocked');
       expect(blocked.status.qdrant.scaleDown).toMatchObject({ step: 'Blocked', fromReplicas: 2, toReplicas: 1 });
-      expect((await sts(ns, 'block')).spec.replicas).toBe(2);
+      expect((await qdrantSts(ns, 'block')).spec.replicas).toBe(2);
       expect(adminCalls(cluster)).toEqual([]);
       expect(cluster.pointCount('images')).toBe(100);
 
@@ -156,7 +153,7 @@ describe('scaling Qdrant', () => {
       await eventually('a few more looks', async () => cluster.calls.slice(callsBefore).filter(c => c.path === '/cluster').length >= 6);
       cluster.completeTransfers();
       await waitForPhase(ns, 'resume', 'Ready');
-      expect((await sts(ns, 'resume')).spec.replicas).toBe(2);
+      expect((await qdrantSts(ns, 'resume')).spec.replicas).toBe(2);
       expect(adminCalls(cluster).filter(c => (c.body as any)?.move_shard)).toHaveLength(2);
       expect(cluster.pointCount('images')).toBe(600);
     });

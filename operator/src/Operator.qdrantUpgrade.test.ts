@@ -2,13 +2,13 @@ import {
   condition,
   createPlatform,
   eventually,
-  peerUri,
   get,
   getPlatform,
   newOperator,
   operatorsStoppedAfterEach,
   patchPlatform,
   qdrantFleet,
+  qdrantSts,
   sample,
   waitForPhase,
   withNamespace,
@@ -23,13 +23,11 @@ import {
 jest.setTimeout(120_000);
 const start = operatorsStoppedAfterEach();
 
-const sts = async (ns: string, name: string) => (await get(`/apis/apps/v1/namespaces/${ns}/statefulsets/${name}-qdrant`)).body;
 const pods = async (ns: string, name: string) =>
   (await get(`/api/v1/namespaces/${ns}/pods?labelSelector=cv.platform.tech/platform%3D${name},app.kubernetes.io/component%3Dqdrant`)).body.items;
 
 async function platformWithCluster(ns: string, name: string, rf: number) {
-  const cluster = qdrantFleet.cluster(ns, name);
-  for (let i = 0; i < 3; i++) cluster.peerFor(peerUri(ns, name, i));
+  const cluster = qdrantFleet.clusterWithPeers(ns, name, 3);
   cluster.createCollection('images', { shardNumber: 3, replicationFactor: rf });
   const p = sample(ns, name);
   p.spec.qdrant.replicas = 3;
@@ -45,7 +43,7 @@ describe('upgrading Qdrant', () => {
   it('restarts one peer at a time from the highest ordinal, the next only once Qdrant has settled', async () => {
     await withNamespace('q-upgrade', async ns => {
       const cluster = await platformWithCluster(ns, 'up', 2);
-      const before = await sts(ns, 'up');
+      const before = await qdrantSts(ns, 'up');
       expect(before.spec.updateStrategy.rollingUpdate.partition).toBe(0);
 
       // Sample the partition and which pods run the new revision until the upgrade is done.
@@ -54,7 +52,7 @@ describe('upgrading Qdrant', () => {
       let sampling = true;
       const sampler = (async () => {
         for (let i = 0; sampling && i < 1200; i++) {
-          const s = await sts(ns, 'up');
+          const s = await qdrantSts(ns, 'up');
           const partition = s.spec.updateStrategy.rollingUpdate.partition;
           if (partitions[partitions.length - 1] !== partition) partitions.push(partition);
           for (const pod of await pods(ns, 'up')) {
@@ -75,13 +73,13 @@ describe('upgrading Qdrant', () => {
         return /before the first peer: Qdrant has no Raft leader/.test(p.status?.message ?? '') ? p : undefined;
       });
       expect(notStarted.status.message).toMatch(/^rolling Qdrant to v1\.15\.0: 0\/3 peers restarted/);
-      expect((await sts(ns, 'up')).spec.updateStrategy.rollingUpdate.partition).toBe(3);
+      expect((await qdrantSts(ns, 'up')).spec.updateStrategy.rollingUpdate.partition).toBe(3);
 
       // Settled: peer 2 restarts; Raft loses its leader as it comes back, so peer 1 waits.
       let broken = false;
       cluster.beforeAnswer = async call => {
         if (broken || call.path !== '/cluster') return;
-        const s = await sts(ns, 'up');
+        const s = await qdrantSts(ns, 'up');
         const pod2 = (await pods(ns, 'up')).find((x: any) => x.metadata.name === 'up-qdrant-2');
         if (pod2?.metadata.labels['controller-revision-hash'] === s.status.updateRevision && s.status.updateRevision !== before.status.updateRevision) {
           broken = true;
@@ -96,7 +94,7 @@ describe('upgrading Qdrant', () => {
       expect(held.status.phase).toBe('Loading');
       const callsBefore = cluster.calls.length;
       await eventually('several more looks at Qdrant', async () => cluster.calls.slice(callsBefore).filter(c => c.path === '/cluster').length >= 5);
-      expect((await sts(ns, 'up')).spec.updateStrategy.rollingUpdate.partition).toBe(2);
+      expect((await qdrantSts(ns, 'up')).spec.updateStrategy.rollingUpdate.partition).toBe(2);
       expect(order).toEqual(['up-qdrant-2']);
 
       cluster.leader = leader;
@@ -122,7 +120,7 @@ describe('upgrading Qdrant', () => {
       });
       expect(blocked.status.phase).toBe('Degraded');
       expect(blocked.status.message).toMatch(/^Qdrant upgrade to v1\.15\.0 not started: collection images keeps one copy per shard, so restarting a peer makes its shards unavailable: set spec\.qdrant\.allowDowntime: true/);
-      const held = await sts(ns, 'rf1');
+      const held = await qdrantSts(ns, 'rf1');
       expect(held.spec.updateStrategy.rollingUpdate.partition).toBe(3);
       expect((await pods(ns, 'rf1')).every((pod: any) => pod.metadata.labels['controller-revision-hash'] !== held.status.updateRevision)).toBe(true);
 

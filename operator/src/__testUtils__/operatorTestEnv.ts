@@ -9,7 +9,7 @@ import {
 import { InferencePlatform, sampleInferencePlatform } from '@cv-platform/inference-platform-api';
 import { loadKubeConfig } from '../kube/loadKubeConfig';
 import { Operator, OperatorOptions } from '../Operator';
-import { QdrantFleetDouble } from './qdrantCluster/QdrantFleetDouble';
+import { QdrantFleetDouble, podPeerUri } from './qdrantCluster/QdrantFleetDouble';
 
 export const api = testApi();
 export { eventually };
@@ -125,8 +125,10 @@ export function capturingLogger() {
 }
 
 /** The p2p URI a platform's Qdrant peer announces, as Raft lists it. */
-export const peerUri = (ns: string, name: string, ordinal: number) =>
-  `http://${name}-qdrant-${ordinal}.${name}-qdrant-headless.${ns}.svc:6335/`;
+export const peerUri = (ns: string, name: string, ordinal: number) => podPeerUri(ns, name, `${name}-qdrant-${ordinal}`);
+
+/** A platform's Qdrant StatefulSet as the API server has it. */
+export const qdrantSts = async (ns: string, name: string) => (await get(`/apis/apps/v1/namespaces/${ns}/statefulsets/${name}-qdrant`)).body;
 
 /** Events in a namespace with a reason. */
 export const eventsWithReason = async (ns: string, reason: string) =>

@@ -1,4 +1,5 @@
 import { KubeApiError, KubeClient } from '../kube/KubeClient';
+import { isPodReady } from '../status/isPodReady';
 
 /** What one inference server says about itself (its `GET /readyz` answer). */
 export interface InferenceServerState {
@@ -74,8 +75,7 @@ export class InferenceServerStates {
     const current = new Map<string, Entry>();
     const out: Record<string, InferenceServerState> = {};
     for (const pod of pods) {
-      const ready = !pod.metadata.deletionTimestamp && (pod.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
-      if (!ready) continue;
+      if (!isPodReady(pod)) continue;
       const restarts = (pod.status?.containerStatuses ?? []).reduce((n: number, c: any) => n + (c.restartCount ?? 0), 0);
       const instance = `${pod.metadata.uid}/${restarts}`;
       const entry = previous.get(pod.metadata.name);

@@ -19,7 +19,7 @@ import { QdrantScaleDown, ScaleDownStep } from './QdrantScaleDown';
 import { QdrantRebalance } from './QdrantRebalance';
 import { qdrantUpgradePartition, UpgradeStep } from './qdrantUpgradePartition';
 import { qdrantUnsettled } from '../qdrant/qdrantUnsettled';
-import { ordinalOf, podOfPeerUri } from '../qdrant/observeCluster';
+import { podOfPeerUri } from '../qdrant/observeCluster';
 import { strandedPeers } from '../qdrant/strandedPeers';
 import { InferenceServerStates, ReadServerState } from '../inference/InferenceServerStates';
 import { QdrantPeerClient, directQdrantRequest } from '../qdrant/QdrantPeerClient';
@@ -259,7 +259,8 @@ export class PlatformReconciler {
       desiredSts.spec.replicas = scaleDown.replicas;
     }
     const pods = caches.pods.byIndex(PODS_BY_PLATFORM, key);
-    const podsOf = (component: string) => pods.filter(o => o.metadata.labels?.[LABEL_COMPONENT] === component);
+    const qdrantPods = pods.filter(o => o.metadata.labels?.[LABEL_COMPONENT] === 'qdrant');
+    const inferencePods = pods.filter(o => o.metadata.labels?.[LABEL_COMPONENT] === 'inference');
     let clusterInfo = await this.qdrantClusterInfo(key, p, spec.qdrant.apiKeySecretRef, sts, spec.qdrant.replicas);
     if (!scaleDown && sts && !stsLeaving && !recreation) {
       clusterInfo = await this.removeStrandedPeers(key, p, spec.qdrant.apiKeySecretRef, clusterInfo, sts.spec?.replicas ?? spec.qdrant.replicas, events);
@@ -270,7 +271,7 @@ export class PlatformReconciler {
       upgrade = qdrantUpgradePartition(
         desiredSts,
         sts,
-        podsOf('qdrant'),
+        qdrantPods,
         clusterInfo,
         !!spec.qdrant.allowDowntime,
         this.clusterInfo.get(key)?.at ?? 0,
@@ -340,10 +341,10 @@ export class PlatformReconciler {
           deployment:
             caches.deployments.get(namespace, names.inference(p)) ??
             (deploymentChild && results[children.indexOf(deploymentChild)]?.status === 'fulfilled' ? { ...deploymentChild.obj, status: {} } : undefined),
-          qdrantPods: podsOf('qdrant'),
-          inferencePods: podsOf('inference'),
+          qdrantPods,
+          inferencePods,
           qdrantCluster: clusterInfo,
-          inferenceServers: this.servers?.of(key, podsOf('inference'), spec.inference.port),
+          inferenceServers: this.servers?.of(key, inferencePods, spec.inference.port),
           qdrantScaleDown: scaleDown && scaleDown.status.step !== 'Done' ? scaleDown.status : undefined,
           qdrantUpgrade: upgrade,
           // Indexed by platform: a pass reads its own volumes, not every platform's.
@@ -360,7 +361,7 @@ export class PlatformReconciler {
       // Qdrant's progress raises no Kubernetes event: look again soon.
       const drainMs = (scaleDown && scaleDown.status.step !== 'Done') || upgrade?.waiting || rebalancing ? this.o.drainPollMs ?? 2000 : undefined;
       // A peer waiting for its volumes is said once it has waited long; nothing else would bring that pass.
-      const volumeWaitMs = volumeWaitReportableInMs(podsOf('qdrant'), this.o.now?.().getTime() ?? Date.now());
+      const volumeWaitMs = volumeWaitReportableInMs(qdrantPods, this.o.now?.().getTime() ?? Date.now());
       if (deferMs !== undefined || drainMs !== undefined || volumeWaitMs !== undefined) {
         return { requeueAfterMs: Math.min(deferMs ?? Infinity, drainMs ?? Infinity, volumeWaitMs ?? Infinity) };
       }
@@ -544,7 +545,7 @@ export class PlatformReconciler {
       // a removal is a Raft proposal any member forwards to the leader.
       const url = (this.o.qdrantPeerUrl ?? qdrantPeerUrl)(p, `${names.qdrant(p)}-0`);
       for (const peer of stranded) {
-        const pod = `${names.qdrant(p)}-${ordinalOf(peer.uri, names.qdrant(p))}`;
+        const pod = podOfPeerUri(peer.uri);
         await this.peers.removePeer(url, peer.id, apiKey);
         removed.add(peer.id);
         this.o.logger.info('Removed stranded Qdrant peer from the cluster', { name: p.metadata.name, namespace: p.metadata.namespace, peer: peer.id, pod });

@@ -1,6 +1,7 @@
 import { QdrantClusterInfo } from '@cv-platform/inference-platform-api';
 import { isSubset } from './isSubset';
 import { qdrantUnsettled } from '../qdrant/qdrantUnsettled';
+import { isPodReady } from '../status/isPodReady';
 
 export interface UpgradeStep {
   /** The StatefulSet's rollingUpdate partition: pods at or above it run the new template. */
@@ -10,9 +11,6 @@ export interface UpgradeStep {
   /** Held until someone acts (allowDowntime or a higher replication factor). */
   needsDowntime?: boolean;
 }
-
-const isReady = (pod: any) =>
-  !pod?.metadata?.deletionTimestamp && (pod?.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
 
 /**
  * The partition of an ordered Qdrant upgrade, as Qdrant's upgrade guide asks:
@@ -63,7 +61,7 @@ export function qdrantUpgradePartition(
   }
   const name = live.metadata?.name;
   const restarted = pods.find(pod => pod.metadata?.name === `${name}-${livePartition}`);
-  if (!restarted || restarted.metadata?.labels?.['controller-revision-hash'] !== s.updateRevision || !isReady(restarted)) {
+  if (!restarted || restarted.metadata?.labels?.['controller-revision-hash'] !== s.updateRevision || !isPodReady(restarted)) {
     return { partition: livePartition, waiting: `${name}-${livePartition} is restarting on the new version` };
   }
   // Only an answer read after the restarted peer became Ready says anything about it.

@@ -1,4 +1,5 @@
 import type { InferenceServerState } from '../inference/InferenceServerStates';
+import { isPodReady } from './isPodReady';
 import {
   ConditionType,
   DefaultedSpec,
@@ -81,23 +82,24 @@ export const VOLUME_WAIT_REPORT_MS = 60_000;
  * (which would cost two status writes per new peer).
  */
 export function volumeWaitMessage(pods: any[], now: string): string | undefined {
-  for (const pod of pods) {
-    const c = unscheduled(pod);
-    if (c && waitsForVolumes(c) && Date.parse(now) - Date.parse(c.lastTransitionTime) >= VOLUME_WAIT_REPORT_MS) {
-      return `pod ${pod.metadata.name} has waited since ${c.lastTransitionTime} for its volumes: ${c.message}`;
-    }
-  }
-  return undefined;
+  const long = volumeWaits(pods).find(w => Date.parse(now) - w.since >= VOLUME_WAIT_REPORT_MS);
+  return long && `pod ${long.pod} has waited since ${long.condition.lastTransitionTime} for its volumes: ${long.condition.message}`;
 }
 
 /** When a volume wait of these pods becomes worth saying (ms from now), if one is under way. */
 export function volumeWaitReportableInMs(pods: any[], now: number): number | undefined {
-  const waits = pods
-    .map(unscheduled)
-    .filter(c => c && waitsForVolumes(c))
-    .map(c => Date.parse(c.lastTransitionTime) + VOLUME_WAIT_REPORT_MS - now)
+  const waits = volumeWaits(pods)
+    .map(w => w.since + VOLUME_WAIT_REPORT_MS - now)
     .filter(ms => ms > 0);
   return waits.length ? Math.min(...waits) : undefined;
+}
+
+/** Pods held only for their volumes, with the condition that says so and since when. */
+function volumeWaits(pods: any[]): { pod: string; condition: any; since: number }[] {
+  return pods.flatMap(pod => {
+    const c = unscheduled(pod);
+    return c && waitsForVolumes(c) ? [{ pod: pod.metadata.name, condition: c, since: Date.parse(c.lastTransitionTime) }] : [];
+  });
 }
 
 function unscheduled(pod: any): any {
@@ -146,16 +148,12 @@ export function modelLoadFailure(pods: any[], modelUrl: string): string | undefi
   return undefined;
 }
 
-const isReady = (pod: any) =>
-  !pod.metadata?.deletionTimestamp &&
-  (pod.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
-
 /** Ready inference pods per model URL, read from each pod (not from the Deployment's template). */
 export function loadedModels(pods: any[]): Record<string, number> {
   const loaded: Record<string, number> = {};
   for (const pod of pods) {
     const url = pod.metadata?.annotations?.[ANNOTATION_MODEL_URL];
-    if (url && isReady(pod)) loaded[url] = (loaded[url] ?? 0) + 1;
+    if (url && isPodReady(pod)) loaded[url] = (loaded[url] ?? 0) + 1;
   }
   return loaded;
 }
@@ -197,9 +195,7 @@ export function crashLooping(pods: any[], container: string): string | undefined
 export function notReadyServers(pods: any[], container: string): string {
   const parts: string[] = [];
   for (const pod of pods) {
-    if (pod.metadata?.deletionTimestamp) continue;
-    const ready = (pod.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
-    if (ready) continue;
+    if (pod.metadata?.deletionTimestamp || isPodReady(pod)) continue;
     const s = (pod.status?.containerStatuses ?? []).find((x: any) => x.name === container);
     const last = s?.lastState?.terminated;
     const state = s?.state?.waiting?.reason ?? (s?.state?.running ? 'running, not ready' : s?.state?.terminated?.reason ?? 'starting');

@@ -2,6 +2,9 @@ import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { QdrantClusterDouble, closeServer } from '@cv-platform/local-cluster';
 
+/** The p2p URI a platform's Qdrant peer announces from its pod, as Raft lists it. */
+export const podPeerUri = (namespace: string, name: string, pod: string) => `http://${pod}.${name}-qdrant-headless.${namespace}.svc:6335/`;
+
 /**
  * One Qdrant cluster double per platform, all on one HTTP server
  * (`/c/<namespace>/<name>/peer/<id>/...`), created as the operator first asks
@@ -18,9 +21,9 @@ export class QdrantFleetDouble {
       const url = new URL(req.url ?? '/', 'http://fleet');
       const m = /^\/c\/([^/]+)\/([^/]+)(\/.*)$/.exec(url.pathname);
       const cluster = m && this.clusters.get(`${m[1]}/${m[2]}`);
-      // The Service: the first member that answers (none: connection refused).
+      // The Service: a member that answers (none: connection refused).
       const service = cluster && /^\/service(\/.*)?$/.exec(m![3]);
-      const endpoint = service && cluster.members().find(x => x.up);
+      const endpoint = service && cluster.serviceEndpoint();
       if (!cluster || (service && !endpoint)) {
         req.socket.destroy();
         return;
@@ -48,8 +51,15 @@ export class QdrantFleetDouble {
   readonly peerUrl = (p: { metadata: { name?: string; namespace?: string } }, pod: string): string => {
     const { name, namespace } = p.metadata;
     const cluster = this.cluster(namespace!, name!);
-    return cluster.urlOf(cluster.peerFor(`http://${pod}.${name}-qdrant-headless.${namespace}.svc:6335/`));
+    return cluster.urlOf(cluster.peerFor(podPeerUri(namespace!, name!, pod)));
   };
+
+  /** The platform's cluster with the peers of pods 0..count-1 joined, as their started pods would. */
+  clusterWithPeers(namespace: string, name: string, count: number): QdrantClusterDouble {
+    const cluster = this.cluster(namespace, name);
+    for (let i = 0; i < count; i++) cluster.peerFor(podPeerUri(namespace, name, `${name}-qdrant-${i}`));
+    return cluster;
+  }
 
   /** The operator's `qdrantUrl`: the platform's Service, answered by its first live member. */
   readonly serviceUrl = (p: { metadata: { name?: string; namespace?: string } }): string => {

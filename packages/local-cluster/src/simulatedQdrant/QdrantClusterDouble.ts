@@ -127,16 +127,27 @@ export class QdrantClusterDouble {
     return this.peers.filter(p => !p.removed);
   }
 
+  /**
+   * The peer a Service in front of the cluster forwards to: a member that
+   * answers, the lowest ordinal first so answers are repeatable; none when
+   * every member is down.
+   */
+  serviceEndpoint(): Peer | undefined {
+    return this.members()
+      .filter(p => p.up)
+      .sort((a, b) => a.uri.localeCompare(b.uri, 'en', { numeric: true }))[0];
+  }
+
+  /** Every replica a peer holds, of every shard of every collection. */
+  private replicasOn(id: number): Replica[] {
+    return [...this.collections.values()].flatMap(c => [...c.shards.values()].flatMap(replicas => replicas.get(id) ?? []));
+  }
+
   /** A peer stops answering (a crash, a deleted pod); a lost leader is replaced by the next live member. */
   kill(id: number): void {
     const peer = this.peer(id);
     peer.up = false;
-    for (const c of this.collections.values()) {
-      for (const replicas of c.shards.values()) {
-        const r = replicas.get(id);
-        if (r) r.state = 'Dead';
-      }
-    }
+    for (const r of this.replicasOn(id)) r.state = 'Dead';
     if (this.leader === id) {
       this.leader = this.members().find(p => p.up)?.id;
       this.term++;
@@ -152,12 +163,7 @@ export class QdrantClusterDouble {
   revive(id: number): void {
     const peer = this.peer(id);
     peer.up = true;
-    for (const c of this.collections.values()) {
-      for (const replicas of c.shards.values()) {
-        const r = replicas.get(id);
-        if (r?.state === 'Dead') r.state = 'Active';
-      }
-    }
+    for (const r of this.replicasOn(id)) if (r.state === 'Dead') r.state = 'Active';
     if (this.leader === undefined) {
       this.leader = id;
       this.term++;

@@ -112,8 +112,7 @@ export class SimulatedQdrant {
     let target: { cluster: QdrantClusterDouble; peer: number } | undefined;
     if (m?.[2] === 'statefulsets') {
       const cluster = this.clusters.get(`${m[1]}/${m[3]}`);
-      // As a Service: any ready endpoint; the lowest ordinal, so answers are repeatable.
-      const peer = cluster?.members().filter(p => p.up).sort((a, b) => a.uri.localeCompare(b.uri, 'en', { numeric: true }))[0];
+      const peer = cluster?.serviceEndpoint();
       if (cluster && peer) target = { cluster, peer: peer.id };
     } else if (m) {
       const known = this.pods.get(`${m[1]}/${m[3]}`);
