@@ -595,8 +595,12 @@ export class PlatformReconciler {
     const current = this.lastWrites.pending(id, p.metadata.resourceVersion) ?? p.status;
     if (sameStatus(status, current)) return undefined;
     const significant = significantChange(current, status);
-    // Facts that change only on the way somewhere (the Qdrant version the pods run) ride on the next write.
-    if (!significant && sameStatus(withoutCarried(status), withoutCarried(current))) return undefined;
+    // On the way somewhere (Pending, Loading), facts like the Qdrant version
+    // the pods run ride on the write that ends the way, the next phase. In a
+    // phase that may last (Ready, Degraded, Failed) nothing else is coming:
+    // they are written like counts.
+    const onTheWay = status.phase === 'Pending' || status.phase === 'Loading';
+    if (!significant && onTheWay && sameStatus(withoutCarried(status), withoutCarried(current))) return undefined;
     const prevPhase = (current as any)?.phase;
     const key = `${p.metadata.namespace}/${p.metadata.name}`;
     const coalesceMs = this.o.statusCoalesceMs ?? 5000;
