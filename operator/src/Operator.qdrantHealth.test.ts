@@ -115,7 +115,9 @@ describe("Qdrant's own view of its cluster", () => {
       shard0.delete(stray.id);
       await waitForPhase(ns, 'raft', 'Ready');
       await eventually('stray peer removed', async () => !cluster.members().some(m => m.id === stray.id));
-      expect((await eventsWithReason(ns, 'RemovedQdrantPeer'))[0].message).toContain(`Removed peer ${stray.id} (raft-qdrant-5)`);
+      // Events are recorded after the pass's writes: wait for it.
+      const removed = await eventually('RemovedQdrantPeer Event', async () => (await eventsWithReason(ns, 'RemovedQdrantPeer'))[0]);
+      expect(removed.message).toContain(`Removed peer ${stray.id} (raft-qdrant-5)`);
 
       // Scaling up: the new pod is ready before its peer has joined Raft.
       await patchPlatform(ns, 'raft', { spec: { qdrant: { replicas: 3 } } });
