@@ -22,7 +22,8 @@ function qdrantStatefulSet(name: string, replicas: number) {
     spec: {
       replicas,
       serviceName: `${name}-headless`,
-      podManagementPolicy: 'Parallel',
+      // One pod after the other: peer 0 turns ready first and bootstraps the cluster (leads).
+      podManagementPolicy: 'OrderedReady',
       selector: { matchLabels: { 'app.kubernetes.io/name': 'qdrant', 'app.kubernetes.io/instance': name } },
       template: {
         metadata: { labels: { 'app.kubernetes.io/name': 'qdrant', 'app.kubernetes.io/instance': name } },
