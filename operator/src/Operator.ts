@@ -14,7 +14,13 @@ import { ANNOTATION_APPLIED_HASH, Caches, PlatformReconciler, PODS_BY_PLATFORM, 
 import { LABEL_PLATFORM, MANAGED_BY } from './reconcile/labels';
 import { QdrantAdminClient } from './qdrant/QdrantAdminClient';
 import { apiServerProxyRequest } from './qdrant/apiServerProxyRequest';
-import { QdrantPeerClient, directQdrantRequest } from './qdrant/QdrantPeerClient';
+import { QdrantPeerClient, directQdrantDownload, directQdrantRequest } from './qdrant/QdrantPeerClient';
+import { apiServerProxyDownload } from './qdrant/apiServerProxyRequest';
+import { readQdrantApiKey } from './qdrant/readQdrantApiKey';
+import { qdrantPeerUrl } from './reconcile/qdrantChildren';
+import { BackupController } from './backup/BackupController';
+import { RestoreController } from './backup/RestoreController';
+import { QdrantAccess } from './backup/takeBackup';
 import { qdrantUrlTemplate } from './qdrant/qdrantUrlTemplate';
 import { ReadServerState, apiServerProxyServerState, directServerState } from './inference/InferenceServerStates';
 
@@ -94,6 +100,10 @@ export class Operator {
   /** Events about platforms (not their children), for the portal's summaries. */
   readonly platformEventsCache: SharedInformer;
   readonly reconciler: PlatformReconciler;
+  /** InferencePlatformRestores, watched apart from the caches the operator waits for (the CRD may be missing). */
+  readonly restoresCache: SharedInformer;
+  readonly backups: BackupController;
+  readonly restores: RestoreController;
   private readonly logger: Logger;
   private readonly listeners = new Set<(e: PlatformEvent) => void>();
   private elector?: LeaderElector;
@@ -169,6 +179,36 @@ export class Operator {
       // has no way to the servers but the API server's proxy.
       readServerState: serverStateReader(options, this.client, templated),
     });
+    this.restoresCache = mk(Resources.inferencePlatformRestores);
+    const peerClient = new QdrantPeerClient(qdrantRequest);
+    const download = options.qdrantAccess === 'apiServerProxy' ? apiServerProxyDownload(this.client) : directQdrantDownload;
+    const peerUrl = options.qdrantPeerUrl ?? peerTemplate ?? qdrantPeerUrl;
+    const qdrantAccess = async (p: InferencePlatform): Promise<QdrantAccess> => ({
+      peers: peerClient,
+      download,
+      peerUrl: pod => peerUrl(p, pod),
+      apiKey: await readQdrantApiKey(this.client, p),
+      logger: this.logger,
+    });
+    const recorder = new EventRecorder(this.client, 'inference-platform-operator', this.logger);
+    this.backups = new BackupController({
+      client: this.client,
+      platforms: this.caches.platforms,
+      statefulSets: this.caches.statefulSets,
+      recorder,
+      logger: this.logger,
+      qdrant: qdrantAccess,
+    });
+    this.restores = new RestoreController({
+      client: this.client,
+      restores: this.restoresCache,
+      platforms: this.caches.platforms,
+      statefulSets: this.caches.statefulSets,
+      recorder,
+      logger: this.logger,
+      qdrant: qdrantAccess,
+      locks: this.backups.locks,
+    });
     this.wireEventHandlers();
   }
 
@@ -235,6 +275,7 @@ export class Operator {
     setMaxListeners(100, signal);
     const informers = [...Object.values(this.caches), this.platformEventsCache];
     for (const c of informers) this.running.push(c.run(signal));
+    this.running.push(this.restoresCache.run(signal));
     await Promise.all(informers.map(c => c.waitForSync()));
     this.logger.info('Informer caches synced', { platforms: this.platforms().length });
     if (this.options.reconcile === false) return;
@@ -273,12 +314,18 @@ export class Operator {
       for (const p of this.platforms()) this.queue.add(objectKey(p));
     }, period);
     this.resyncTimer.unref?.();
+    this.backups.start();
+    void this.restoresCache.waitForSync().then(() => {
+      if (this.workersAbort) this.restores.start();
+    });
   }
 
   private async stopWorkers() {
     const ac = this.workersAbort;
     if (!ac) return;
     this.workersAbort = undefined;
+    this.backups.stop();
+    this.restores.stop();
     ac.abort();
     clearInterval(this.resyncTimer);
     await Promise.all(this.workerLoops);

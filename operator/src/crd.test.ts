@@ -12,6 +12,7 @@ import {
 import {
   InferencePlatform,
   renderCrdYaml,
+  renderRestoreCrdYaml,
   sampleInferencePlatform,
 } from '@cv-platform/inference-platform-api';
 
@@ -24,6 +25,11 @@ describe('the committed CRD', () => {
       'utf8',
     );
     expect(committed).toBe(renderCrdYaml());
+    const restore = fs.readFileSync(
+      path.resolve(__dirname, '../../deploy/crds/inferenceplatformrestores.cv.platform.tech.yaml'),
+      'utf8',
+    );
+    expect(restore).toBe(renderRestoreCrdYaml());
   });
 });
 

@@ -180,6 +180,7 @@ export class KubeClient {
     contentType = 'application/json',
     signal?: AbortSignal,
     extraHeaders: Record<string, string> = {},
+    idleTimeoutMs = 30_000,
   ): Promise<T> {
     this.requests++;
     if (WRITE_METHODS.has(method)) this.writes++;
@@ -194,7 +195,7 @@ export class KubeClient {
         : extraHeaders,
     );
     return new Promise<T>((resolve, reject) => {
-      const req = mod.request({ ...opts, signal, timeout: 30_000 }, res => {
+      const req = mod.request({ ...opts, signal, timeout: idleTimeoutMs }, res => {
         const chunks: Buffer[] = [];
         res.on('data', c => chunks.push(c));
         res.on('end', () => {
@@ -214,6 +215,32 @@ export class KubeClient {
       req.on('timeout', () => req.destroy(new Error(`${method} ${path}: timeout`)));
       req.on('error', reject);
       if (payload !== undefined) req.write(payload);
+      req.end();
+    });
+  }
+
+  /**
+   * A GET whose body is streamed, not parsed (a file through a pod's proxy);
+   * an answer other than 2xx rejects with KubeApiError.
+   */
+  async download(path: string, signal?: AbortSignal, headers: Record<string, string> = {}, idleTimeoutMs = 60_000): Promise<import('node:stream').Readable> {
+    this.requests++;
+    this.onRequest?.('GET');
+    const { opts, mod } = await this.options('GET', path, { ...headers, Accept: '*/*' });
+    return new Promise((resolve, reject) => {
+      const req = mod.request({ ...opts, signal, timeout: idleTimeoutMs }, res => {
+        const status = res.statusCode ?? 0;
+        if (status >= 200 && status < 300) {
+          resolve(res);
+          return;
+        }
+        const chunks: Buffer[] = [];
+        res.on('data', c => chunks.push(c));
+        res.on('end', () => reject(new KubeApiError(status, Buffer.concat(chunks).toString('utf8'), 'GET', path)));
+        res.on('error', reject);
+      });
+      req.on('timeout', () => req.destroy(new Error(`GET ${path}: timeout`)));
+      req.on('error', reject);
       req.end();
     });
   }

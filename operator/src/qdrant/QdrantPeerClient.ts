@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+
 /** One HTTP call to a Qdrant peer's REST API: the answer's status and parsed body. */
 export type QdrantRequest = (call: {
   method: string;
@@ -22,6 +24,18 @@ export const directQdrantRequest: QdrantRequest = async ({ method, url, body, he
     // plain-text answers (health endpoints, some errors)
     return { status: res.status, body: text };
   }
+};
+
+/** Streams one file (a snapshot) from a peer. */
+export type QdrantDownload = (call: { url: string; headers: Record<string, string>; signal?: AbortSignal }) => Promise<Readable>;
+
+/** Straight from the peer's address. */
+export const directQdrantDownload: QdrantDownload = async ({ url, headers, signal }) => {
+  const res = await fetch(url, { headers, signal });
+  if (!res.ok || !res.body) {
+    throw new QdrantError(res.status, `GET ${new URL(url).pathname} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+  }
+  return Readable.fromWeb(res.body as any);
 };
 
 /** A Qdrant answer other than 2xx, or no answer at all (status 0). */
@@ -65,6 +79,17 @@ export interface CollectionLayout {
   replicas: ShardReplica[];
   transfers: ShardTransfer[];
 }
+
+/** A snapshot file as Qdrant lists it (`SnapshotDescription`). */
+export interface SnapshotDescription {
+  name: string;
+  creationTime?: string;
+  size: number;
+  checksum: string;
+}
+
+/** How long a snapshot or a recovery may take (Qdrant answers when done, `wait=true`). */
+export const SNAPSHOT_TIMEOUT_MS = 30 * 60_000;
 
 export type ClusterOperation =
   | { move_shard: { shard_id: number; from_peer_id: number; to_peer_id: number } }
@@ -131,11 +156,63 @@ export class QdrantPeerClient {
     await this.call('DELETE', url, `/cluster/peer/${peerId}`, undefined, apiKey);
   }
 
-  private async call(method: string, base: string, path: string, body: unknown, apiKey?: string): Promise<any> {
+  /** `GET /collections/{c}`: config (params, hnsw, ...), payload schema, counts. */
+  async collectionInfo(url: string, collection: string, apiKey?: string): Promise<any> {
+    return this.call('GET', url, `/collections/${encodeURIComponent(collection)}`, undefined, apiKey);
+  }
+
+  async collectionExists(url: string, collection: string, apiKey?: string): Promise<boolean> {
+    const r = await this.call('GET', url, `/collections/${encodeURIComponent(collection)}/exists`, undefined, apiKey);
+    return !!r?.exists;
+  }
+
+  async createCollection(url: string, collection: string, config: unknown, apiKey?: string): Promise<void> {
+    await this.call('PUT', url, `/collections/${encodeURIComponent(collection)}?wait=true`, config, apiKey, 60_000);
+  }
+
+  async createPayloadIndex(url: string, collection: string, field: string, schema: unknown, apiKey?: string): Promise<void> {
+    await this.call('PUT', url, `/collections/${encodeURIComponent(collection)}/index?wait=true`, { field_name: field, field_schema: schema }, apiKey, 60_000);
+  }
+
+  async countPoints(url: string, collection: string, apiKey?: string): Promise<number> {
+    const r = await this.call('POST', url, `/collections/${encodeURIComponent(collection)}/points/count`, { exact: true }, apiKey, 60_000);
+    return r?.count ?? 0;
+  }
+
+  /** A snapshot of the shards this peer holds (a collection snapshot is per peer). */
+  async createSnapshot(url: string, collection: string, apiKey?: string): Promise<SnapshotDescription> {
+    const r = await this.call('POST', url, `/collections/${encodeURIComponent(collection)}/snapshots?wait=true`, undefined, apiKey, SNAPSHOT_TIMEOUT_MS);
+    return { name: String(r.name), creationTime: r.creation_time ?? undefined, size: Number(r.size ?? 0), checksum: String(r.checksum ?? '') };
+  }
+
+  snapshotUrl(url: string, collection: string, name: string): string {
+    return `${url.replace(/\/$/, '')}/collections/${encodeURIComponent(collection)}/snapshots/${encodeURIComponent(name)}`;
+  }
+
+  async deleteSnapshot(url: string, collection: string, name: string, apiKey?: string): Promise<void> {
+    await this.call('DELETE', url, `/collections/${encodeURIComponent(collection)}/snapshots/${encodeURIComponent(name)}?wait=true`, undefined, apiKey);
+  }
+
+  /**
+   * Recovers this peer's shards of a collection from a snapshot the peer
+   * downloads itself from `location`; Qdrant refuses a file whose SHA-256 is
+   * not `checksum`. Priority `snapshot`: the snapshot's data wins over the
+   * other replicas, which Qdrant then syncs from it.
+   */
+  async recoverSnapshot(
+    url: string,
+    collection: string,
+    source: { location: string; checksum: string; priority: 'snapshot' | 'replica' | 'no_sync' },
+    apiKey?: string,
+  ): Promise<void> {
+    await this.call('PUT', url, `/collections/${encodeURIComponent(collection)}/snapshots/recover?wait=true`, source, apiKey, SNAPSHOT_TIMEOUT_MS);
+  }
+
+  private async call(method: string, base: string, path: string, body: unknown, apiKey?: string, timeoutMs = this.timeoutMs): Promise<any> {
     const url = `${base.replace(/\/$/, '')}${path}`;
     let res: { status: number; body: any };
     try {
-      res = await this.request({ method, url, body, headers: apiKey ? { 'api-key': apiKey } : {}, timeoutMs: this.timeoutMs });
+      res = await this.request({ method, url, body, headers: apiKey ? { 'api-key': apiKey } : {}, timeoutMs });
     } catch (e: any) {
       const cause = e?.cause?.code ?? e?.cause?.message ?? e?.name;
       throw new QdrantError(0, `${method} ${path} failed: ${e?.message ?? e}${cause ? ` (${cause})` : ''}`);

@@ -1,5 +1,29 @@
 import { KubeApiError, KubeClient } from '../kube/KubeClient';
-import { QdrantRequest } from './QdrantPeerClient';
+import { QdrantDownload, QdrantRequest } from './QdrantPeerClient';
+
+/** The API server's proxy path of a pod's or Service's cluster URL. */
+function proxyPath(url: string): string {
+  const u = new URL(url);
+  const labels = u.hostname.split('.');
+  const port = u.port || '80';
+  const target =
+    labels.length >= 4
+      ? `/api/v1/namespaces/${labels[2]}/pods/http:${labels[0]}:${port}`
+      : `/api/v1/namespaces/${labels[1]}/services/http:${labels[0]}:${port}`;
+  return `${target}/proxy${u.pathname}${u.search}`;
+}
+
+/** Streams a file (a snapshot) from a peer through the API server's pod proxy. */
+export function apiServerProxyDownload(client: KubeClient): QdrantDownload {
+  return async ({ url, headers, signal }) => {
+    try {
+      return await client.download(proxyPath(url), signal, headers);
+    } catch (e) {
+      if (e instanceof KubeApiError) throw new Error(`GET ${new URL(url).pathname} answered ${e.statusCode}: ${String(e.body).slice(0, 300)}`);
+      throw e;
+    }
+  };
+}
 
 /**
  * Reaches Qdrant through the API server's proxies, for an operator outside
@@ -11,15 +35,8 @@ import { QdrantRequest } from './QdrantPeerClient';
  */
 export function apiServerProxyRequest(client: KubeClient): QdrantRequest {
   return async ({ method, url, body, headers, timeoutMs }) => {
-    const u = new URL(url);
-    const labels = u.hostname.split('.');
-    const port = u.port || '80';
-    const target =
-      labels.length >= 4
-        ? `/api/v1/namespaces/${labels[2]}/pods/http:${labels[0]}:${port}`
-        : `/api/v1/namespaces/${labels[1]}/services/http:${labels[0]}:${port}`;
     try {
-      const answer = await client.request(method, `${target}/proxy${u.pathname}${u.search}`, body, 'application/json', AbortSignal.timeout(timeoutMs), headers);
+      const answer = await client.request(method, proxyPath(url), body, 'application/json', AbortSignal.timeout(timeoutMs), headers, timeoutMs);
       return { status: 200, body: answer };
     } catch (e) {
       if (e instanceof KubeApiError) return { status: e.statusCode, body: e.body };

@@ -1,4 +1,5 @@
 import {
+  ConditionType,
   InferencePlatform,
   QdrantClusterInfo,
   withDefaults,
@@ -21,6 +22,7 @@ import { qdrantUpgradePartition, UpgradeStep } from './qdrantUpgradePartition';
 import { qdrantUnsettled } from '../qdrant/qdrantUnsettled';
 import { podOfPeerUri } from '../qdrant/observeCluster';
 import { strandedPeers } from '../qdrant/strandedPeers';
+import { readQdrantApiKey } from '../qdrant/readQdrantApiKey';
 import { InferenceServerStates, ReadServerState } from '../inference/InferenceServerStates';
 import { QdrantPeerClient, directQdrantRequest } from '../qdrant/QdrantPeerClient';
 import { FIELD_MANAGER, LABEL_COMPONENT, names } from './labels';
@@ -168,6 +170,18 @@ function withoutCarried(status: any): any {
   const { version: _version, ...qdrant } = status.qdrant;
   const { qdrant: _qdrant, ...rest } = status;
   return Object.keys(qdrant).length ? { ...rest, qdrant } : rest;
+}
+
+/**
+ * The part of a written status this reconciler owns: status.backup and the
+ * BackupSucceeded condition belong to the backup controller (another field
+ * manager) and are neither compared nor written here.
+ */
+export function reconcilerOwned(status: any): any {
+  if (!status) return status;
+  const { backup: _backup, ...rest } = status;
+  if (!rest.conditions?.some((c: any) => c.type === ConditionType.BackupSucceeded)) return rest;
+  return { ...rest, conditions: rest.conditions.filter((c: any) => c.type !== ConditionType.BackupSucceeded) };
 }
 
 /** Same content, whatever the key order the API server returned. */
@@ -573,15 +587,8 @@ export class PlatformReconciler {
     return this.qdrant.clusterInfo(this.o.qdrantUrl?.(p) ?? qdrantServiceUrl(p), apiKey);
   }
 
-  private async readApiKey(p: InferencePlatform, apiKeyRef: { name: string; key?: string } | undefined): Promise<string | undefined> {
-    if (!apiKeyRef) return undefined;
-    try {
-      const secret = await this.o.client.get(`/api/v1/namespaces/${p.metadata.namespace}/secrets/${apiKeyRef.name}`);
-      const data = secret.data?.[apiKeyRef.key ?? 'api-key'];
-      return data ? Buffer.from(data, 'base64').toString('utf8') : undefined;
-    } catch (e) {
-      throw new Error(`cannot read API key Secret ${apiKeyRef.name}: ${e instanceof Error ? e.message : e}`);
-    }
+  private async readApiKey(p: InferencePlatform, _apiKeyRef: { name: string; key?: string } | undefined): Promise<string | undefined> {
+    return readQdrantApiKey(this.o.client, p);
   }
 
   /**
@@ -592,7 +599,7 @@ export class PlatformReconciler {
    */
   private async writeStatus(p: InferencePlatform, status: any): Promise<number | undefined> {
     const id = statusId(p);
-    const current = this.lastWrites.pending(id, p.metadata.resourceVersion) ?? p.status;
+    const current = this.lastWrites.pending(id, p.metadata.resourceVersion) ?? reconcilerOwned(p.status);
     if (sameStatus(status, current)) return undefined;
     const significant = significantChange(current, status);
     // On the way somewhere (Pending, Loading), facts like the Qdrant version

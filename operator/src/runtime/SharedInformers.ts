@@ -155,6 +155,12 @@ export function slimPod(pod: any) {
 
 export const Resources = {
   inferencePlatforms: { apiVersion: 'cv.platform.tech/v1alpha1', kind: 'InferencePlatform', plural: 'inferenceplatforms', namespaced: true },
+  inferencePlatformRestores: {
+    apiVersion: 'cv.platform.tech/v1alpha1',
+    kind: 'InferencePlatformRestore',
+    plural: 'inferenceplatformrestores',
+    namespaced: true,
+  },
   statefulSets: { apiVersion: 'apps/v1', kind: 'StatefulSet', plural: 'statefulsets', namespaced: true },
   deployments: { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments', namespaced: true },
   services: { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true },

@@ -115,6 +115,127 @@ const conditionSchema: JSONSchemaProps = {
   },
 };
 
+/** How an S3-compatible store is reached: shared by model downloads and backups. */
+const s3Connection = (credentials: string): Record<string, JSONSchemaProps> => ({
+  endpoint: {
+    type: 'string',
+    pattern: '^https?://.+$',
+    maxLength: 2048,
+    description: 'An S3-compatible endpoint (MinIO, Ceph, ...); AWS S3 when empty.',
+  },
+  region: { type: 'string', maxLength: 64, description: 'Region of the bucket; default us-east-1.' },
+  forcePathStyle: {
+    type: 'boolean',
+    description: 'Path-style addressing; default true with an endpoint, false without.',
+  },
+  credentialsSecretRef: {
+    type: 'object',
+    description: credentials,
+    required: ['name'],
+    properties: {
+      name: { type: 'string', minLength: 1 },
+      accessKeyIdKey: { type: 'string', default: 'AWS_ACCESS_KEY_ID' },
+      secretAccessKeyKey: { type: 'string', default: 'AWS_SECRET_ACCESS_KEY' },
+    },
+  },
+});
+
+/** Five cron fields (or a macro such as @daily); the operator checks ranges and reports a bad one in status. */
+export const CRON_SCHEDULE_PATTERN =
+  '^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|[0-9A-Za-z*,/?-]+( +[0-9A-Za-z*,/?-]+){4})$';
+export const DURATION_PATTERN = '^([0-9]+(d|h|m))+$';
+
+const backupSpec: JSONSchemaProps = {
+  type: 'object',
+  description:
+    'Scheduled backups: the operator snapshots every collection on every Qdrant peer (a collection snapshot holds only its peer\'s shards), uploads each snapshot with its SHA-256 checksum to S3, prunes by retention and records each backup in status.backup. Restore with an InferencePlatformRestore.',
+  required: ['schedule', 's3'],
+  properties: {
+    schedule: {
+      type: 'string',
+      description: 'Cron schedule in UTC: five fields (minute hour day-of-month month day-of-week) or @hourly, @daily, @weekly, @monthly.',
+      pattern: CRON_SCHEDULE_PATTERN,
+      maxLength: 128,
+    },
+    suspend: { type: 'boolean', description: 'Stop scheduled backups; "back up now" requests still run.' },
+    retention: {
+      type: 'object',
+      description: 'Which successful backups stay in the bucket; older ones are deleted after each successful backup.',
+      properties: {
+        count: { type: 'integer', minimum: 1, maximum: 1000, description: 'Keep at most this many (default 7).' },
+        maxAge: { type: 'string', pattern: DURATION_PATTERN, maxLength: 32, description: 'Delete backups older than this, e.g. 168h or 30d.' },
+      },
+    },
+    s3: {
+      type: 'object',
+      description: 'Where backups are stored: <prefix>/<namespace>/<platform>/<backup id>/ in the bucket.',
+      required: ['bucket'],
+      properties: {
+        bucket: { type: 'string', minLength: 3, maxLength: 63, pattern: '^[a-z0-9][a-z0-9.-]+[a-z0-9]$' },
+        prefix: { type: 'string', maxLength: 512, pattern: '^[^/].*[^/]$|^$', description: 'Key prefix, without leading or trailing slash.' },
+        ...s3Connection('Secret (in the platform\'s namespace) with static keys, read by the operator. Without it the AWS SDK default chain of the operator\'s own environment applies.'),
+      },
+    },
+  },
+};
+
+const backupRecordSchema: JSONSchemaProps = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    trigger: { type: 'string', enum: ['Scheduled', 'Manual'] },
+    startTime: { type: 'string', format: 'date-time' },
+    completionTime: { type: 'string', format: 'date-time' },
+    result: { type: 'string', enum: ['Succeeded', 'Failed'] },
+    message: { type: 'string' },
+    location: { type: 'string' },
+    sizeBytes: { type: 'integer' },
+    collections: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          points: { type: 'integer' },
+          snapshots: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                pod: { type: 'string' },
+                shards: { type: 'array', items: { type: 'integer' } },
+                key: { type: 'string' },
+                size: { type: 'integer' },
+                checksum: { type: 'string' },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+const backupStatusSchema: JSONSchemaProps = {
+  type: 'object',
+  description: 'Backups of the Qdrant tier (spec.qdrant.backup).',
+  properties: {
+    lastScheduleTime: { type: 'string', format: 'date-time' },
+    lastSuccessfulTime: { type: 'string', format: 'date-time' },
+    nextScheduleTime: { type: 'string', format: 'date-time' },
+    lastRequestHandled: { type: 'string', description: 'The cv.platform.tech/backup-requested-at value last acted on.' },
+    running: {
+      type: 'object',
+      properties: {
+        id: { type: 'string' },
+        trigger: { type: 'string', enum: ['Scheduled', 'Manual'] },
+        startTime: { type: 'string', format: 'date-time' },
+      },
+    },
+    history: { type: 'array', description: 'Newest first, the last 10.', items: backupRecordSchema },
+  },
+};
+
 export const inferencePlatformSchema: JSONSchemaProps = {
   type: 'object',
   description:
@@ -175,6 +296,7 @@ export const inferencePlatformSchema: JSONSchemaProps = {
               description:
                 'After Qdrant elects a new Raft leader: Ignore (default; the inference servers reach Qdrant through its Service and any peer forwards writes to the leader) or RestartInference (a rolling restart of the inference servers that never goes below their ready count).',
             },
+            backup: backupSpec,
             allowDowntime: {
               type: 'boolean',
               description:
@@ -311,30 +433,7 @@ export const inferencePlatformSchema: JSONSchemaProps = {
                 s3: {
                   type: 'object',
                   description: 'Where and how s3:// models are fetched.',
-                  properties: {
-                    endpoint: {
-                      type: 'string',
-                      pattern: '^https?://.+$',
-                      maxLength: 2048,
-                      description: 'An S3-compatible endpoint (MinIO, Ceph, ...); AWS S3 when empty.',
-                    },
-                    region: { type: 'string', maxLength: 64, description: 'Region of the bucket; default us-east-1.' },
-                    forcePathStyle: {
-                      type: 'boolean',
-                      description: 'Path-style addressing; default true with an endpoint, false without.',
-                    },
-                    credentialsSecretRef: {
-                      type: 'object',
-                      description:
-                        'Secret with static keys. Without it the AWS SDK default chain applies: a web identity (IRSA: spec.inference.serviceAccountName) or the node role.',
-                      required: ['name'],
-                      properties: {
-                        name: { type: 'string', minLength: 1 },
-                        accessKeyIdKey: { type: 'string', default: 'AWS_ACCESS_KEY_ID' },
-                        secretAccessKeyKey: { type: 'string', default: 'AWS_SECRET_ACCESS_KEY' },
-                      },
-                    },
-                  },
+                  properties: s3Connection('Secret with static keys. Without it the AWS SDK default chain applies: a web identity (IRSA: spec.inference.serviceAccountName) or the node role.'),
                 },
               },
             },
@@ -457,6 +556,7 @@ export const inferencePlatformSchema: JSONSchemaProps = {
             },
           },
         },
+        backup: backupStatusSchema,
         qdrantCluster: {
           type: 'object',
           properties: {

@@ -8,3 +8,4 @@ export * from './crd';
 export * from './withDefaults';
 export * from './samples';
 export * from './renderCrd';
+export * from './restore';

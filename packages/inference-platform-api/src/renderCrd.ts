@@ -1,10 +1,19 @@
 import yaml from 'js-yaml';
 import { inferencePlatformCrd } from './crd';
+import { inferencePlatformRestoreCrd } from './restore';
+
+const render = (crd: unknown) =>
+  `# Generated from packages/inference-platform-api/src by \`npm run generate -w @cv-platform/inference-platform-api\`. Do not edit.\n${yaml.dump(
+    crd,
+    { noRefs: true, lineWidth: 120, sortKeys: false },
+  )}`;
 
 /** The CRD as committed in deploy/crds (checked by crd.test.ts). */
 export function renderCrdYaml(): string {
-  return `# Generated from packages/inference-platform-api/src/crd.ts by \`npm run generate -w @cv-platform/inference-platform-api\`. Do not edit.\n${yaml.dump(
-    inferencePlatformCrd,
-    { noRefs: true, lineWidth: 120, sortKeys: false },
-  )}`;
+  return render(inferencePlatformCrd);
+}
+
+/** The InferencePlatformRestore CRD as committed in deploy/crds. */
+export function renderRestoreCrdYaml(): string {
+  return render(inferencePlatformRestoreCrd);
 }

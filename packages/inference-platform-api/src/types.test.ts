@@ -22,6 +22,19 @@ const fullSpec: DeepRequired<InferencePlatformSpec> = {
     allowDowntime: false,
     onLeaderChange: 'Ignore',
     rebalance: true,
+    backup: {
+      schedule: '0 3 * * *',
+      suspend: false,
+      retention: { count: 7, maxAge: '30d' },
+      s3: {
+        bucket: 'backups',
+        prefix: 'qdrant',
+        endpoint: 'http://s3',
+        region: 'r',
+        forcePathStyle: true,
+        credentialsSecretRef: { name: 's', accessKeyIdKey: 'a', secretAccessKeyKey: 'b' },
+      },
+    },
   },
   inference: {
     image: 'i',
@@ -90,6 +103,26 @@ const fullStatus: DeepRequired<InferencePlatformStatus> = {
       leavingPeers: ['p-qdrant-2 (peer 1)'],
       transfersInFlight: 1,
     },
+  },
+  backup: {
+    lastScheduleTime: 't',
+    lastSuccessfulTime: 't',
+    nextScheduleTime: 't',
+    lastRequestHandled: 't',
+    running: { id: '20261204-030000', trigger: 'Scheduled', startTime: 't' },
+    history: [
+      {
+        id: '20261204-030000',
+        trigger: 'Manual',
+        startTime: 't',
+        completionTime: 't',
+        result: 'Succeeded',
+        message: 'm',
+        location: 's3://b/p',
+        sizeBytes: 1,
+        collections: [{ name: 'images', points: 1, snapshots: [{ pod: 'p-qdrant-0', shards: [0], key: 'k', size: 1, checksum: 'c' }] }],
+      },
+    ],
   },
 };
 

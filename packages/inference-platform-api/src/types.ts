@@ -57,6 +57,31 @@ export interface QdrantSpec {
    * their ready count, for clients that pin a connection).
    */
   onLeaderChange?: 'Ignore' | 'RestartInference';
+  /** Scheduled snapshots of every collection on every peer, uploaded to S3. */
+  backup?: QdrantBackupSpec;
+}
+
+export interface QdrantBackupSpec {
+  /** Standard 5-field cron expression, evaluated in UTC (e.g. "0 3 * * *"). */
+  schedule: string;
+  /** Stops scheduled backups; "back up now" requests still run. */
+  suspend?: boolean;
+  /** Which backups to keep in the bucket; the rest are deleted after each successful backup. */
+  retention?: BackupRetention;
+  s3: BackupS3Target;
+}
+
+export interface BackupRetention {
+  /** Keep at most this many successful backups (default 7). */
+  count?: number;
+  /** Delete backups older than this, e.g. 168h, 30d (Go durations plus d). */
+  maxAge?: string;
+}
+
+export interface BackupS3Target extends S3SourceSpec {
+  bucket: string;
+  /** Key prefix; backups go to <prefix>/<namespace>/<platform>/<backup id>/. */
+  prefix?: string;
 }
 
 export type ModelSourceMode = 'emptyDir' | 'pvc';
@@ -196,6 +221,46 @@ export interface QdrantStatus {
   scaleDown?: QdrantScaleDownStatus;
 }
 
+/** One snapshot of one collection on one peer, as uploaded. */
+export interface BackupSnapshot {
+  /** The peer's pod, e.g. demo-qdrant-1 (snapshots are restored onto the peer of the same ordinal). */
+  pod: string;
+  /** Shards this peer held, whose data the snapshot carries. */
+  shards: number[];
+  /** Object key in the bucket. */
+  key: string;
+  size: number;
+  /** SHA-256 of the snapshot file, as Qdrant computed it and the upload verified it. */
+  checksum: string;
+}
+
+export interface BackupRecord {
+  /** Names the backup (its folder in the bucket); a restore refers to it. */
+  id: string;
+  trigger: 'Scheduled' | 'Manual';
+  startTime: string;
+  completionTime?: string;
+  result: 'Succeeded' | 'Failed';
+  message?: string;
+  /** s3://bucket/prefix/... of the backup's folder. */
+  location?: string;
+  sizeBytes?: number;
+  collections?: Array<{ name: string; points?: number; snapshots: BackupSnapshot[] }>;
+}
+
+/** Backups of the Qdrant tier (spec.qdrant.backup), written by the operator's backup controller. */
+export interface BackupStatus {
+  lastScheduleTime?: string;
+  lastSuccessfulTime?: string;
+  nextScheduleTime?: string;
+  /** The value of the backup-requested-at annotation last acted on. */
+  lastRequestHandled?: string;
+  /** A backup being taken now. */
+  running?: { id: string; trigger: 'Scheduled' | 'Manual'; startTime: string };
+  /** Newest first, the last 10. */
+  history?: BackupRecord[];
+}
+
 export interface InferencePlatformStatus {
   phase?: Phase;
   message?: string;
@@ -214,6 +279,7 @@ export interface InferencePlatformStatus {
   qdrant?: QdrantStatus;
   /** Which model the ready inference servers serve, from the pods themselves. */
   model?: ModelStatus;
+  backup?: BackupStatus;
 }
 
 export interface ModelStatus {
@@ -261,7 +327,12 @@ export const ConditionType = {
   ResizeUnsupported: 'ResizeUnsupported',
   /** Warning: servers given GPUs run the model on the CPU (CUDA not usable there). */
   GPUUnused: 'GPUUnused',
+  /** The last backup (spec.qdrant.backup) succeeded (True) or failed (False); written by the backup controller. */
+  BackupSucceeded: 'BackupSucceeded',
 } as const;
+
+/** Setting it (to the current time, RFC 3339) asks for a backup now, as `kubectl rollout restart` asks for a restart. */
+export const BACKUP_REQUESTED_ANNOTATION = 'cv.platform.tech/backup-requested-at';
 
 /** Annotation linking a platform to the catalog entity that owns it. */
 export const CATALOG_ENTITY_ANNOTATION = 'cv.platform.tech/catalog-entity';

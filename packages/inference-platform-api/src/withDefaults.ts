@@ -2,9 +2,9 @@ import { InferencePlatformSpec, S3SourceSpec } from './types';
 
 export type DefaultedSpec = {
   qdrant: Required<
-    Omit<InferencePlatformSpec['qdrant'], 'storageClassName' | 'resources' | 'apiKeySecretRef'>
+    Omit<InferencePlatformSpec['qdrant'], 'storageClassName' | 'resources' | 'apiKeySecretRef' | 'backup'>
   > &
-    Pick<InferencePlatformSpec['qdrant'], 'storageClassName' | 'resources' | 'apiKeySecretRef'>;
+    Pick<InferencePlatformSpec['qdrant'], 'storageClassName' | 'resources' | 'apiKeySecretRef' | 'backup'>;
   inference: Required<
     Omit<InferencePlatformSpec['inference'], 'resources' | 'gpu' | 'modelSource' | 'serviceAccountName'>
   > &

@@ -5,8 +5,15 @@ import {
   mockServices,
   startTestBackend,
 } from '@backstage/backend-test-utils';
+import { coreServices, createServiceFactory, PermissionsService } from '@backstage/backend-plugin-api';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
-import { inferencePlatformUpdatePermission } from '@cv-platform/plugin-inference-platform-common';
+import {
+  BACKUP_REQUESTED_ANNOTATION,
+  BackupRecord,
+  inferencePlatformBackupCreatePermission,
+  inferencePlatformRestoreCreatePermission,
+  inferencePlatformUpdatePermission,
+} from '@cv-platform/plugin-inference-platform-common';
 import {
   createTestNamespace,
   deleteTestNamespace,
@@ -297,5 +304,186 @@ describe('inference-platform backend against a real cluster', () => {
     const lease = await api.request('GET', `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/bp-operator`);
     expect(['one', 'two']).toContain(lease.body.spec.holderIdentity);
     expect(leaders[lease.body.spec.holderIdentity === 'one' ? 0 : 1]).toBe(true);
+  });
+});
+
+describe('backups and restores through the backend', () => {
+  const restoresPath = () => `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatformrestores`;
+  const backupSpec = { schedule: '0 3 * * *', s3: { bucket: 'cv-backups', prefix: 'portal-tests' } };
+  const history: BackupRecord[] = [
+    {
+      id: '20240503-030000',
+      trigger: 'Scheduled',
+      startTime: '2024-05-03T03:00:00Z',
+      completionTime: '2024-05-03T03:01:00Z',
+      result: 'Failed',
+      message: 'upload timed out',
+    },
+    {
+      id: '20240502-030000',
+      trigger: 'Manual',
+      startTime: '2024-05-02T03:00:00Z',
+      completionTime: '2024-05-02T03:02:00Z',
+      result: 'Succeeded',
+      location: 's3://cv-backups/portal-tests/x/20240502-030000/',
+      sizeBytes: 1048576,
+      collections: [
+        {
+          name: 'images',
+          points: 1200,
+          snapshots: [{ pod: 'p-qdrant-0', shards: [0], key: 'k', size: 1048576, checksum: 'abc' }],
+        },
+      ],
+    },
+  ];
+
+  /**
+   * The operator only watches here (reconcile off): nothing takes real
+   * backups or writes status.backup but the test itself.
+   */
+  function watchingBackend(features: any[] = []) {
+    return backend(features, {
+      operator: { enabled: false, leaderElection: { enabled: false }, ...testQdrantUrlTemplates() },
+    });
+  }
+
+  /** Allows everything but the named permissions. */
+  function denying(...names: string[]) {
+    const decide = async (requests: Array<{ permission: { name: string } }>) =>
+      requests.map(r => ({ result: names.includes(r.permission.name) ? AuthorizeResult.DENY : AuthorizeResult.ALLOW }));
+    return createServiceFactory({
+      service: coreServices.permissions,
+      deps: {},
+      factory: () => ({ authorize: decide, authorizeConditional: decide }) as unknown as PermissionsService,
+    });
+  }
+
+  async function createPlatform(name: string, opts: { backup?: boolean; history?: BackupRecord[] } = {}) {
+    const p = sampleInferencePlatform(name, ns);
+    if (opts.backup !== false) p.spec.qdrant.backup = backupSpec;
+    const created = await api.request('POST', `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms`, p);
+    expect(created.status).toBe(201);
+    if (opts.history) {
+      const status = await api.request(
+        'PATCH',
+        `${crPath(name)}/status`,
+        { status: { backup: { lastSuccessfulTime: '2024-05-02T03:02:00Z', history: opts.history } } },
+        'application/merge-patch+json',
+      );
+      expect(status.status).toBe(200);
+    }
+    return created.body;
+  }
+
+  const restoresOf = async (platform: string) =>
+    ((await api.request('GET', restoresPath())).body.items as any[]).filter(r => r.spec.platformName === platform);
+
+  it('backs up now by setting the annotation, and refuses platforms without backups', async () => {
+    const { server } = await watchingBackend();
+    const auth = mockCredentials.user.header();
+    await createPlatform('nightly');
+    await createPlatform('plain', { backup: false });
+
+    const before = Date.now();
+    const asked = await request(server).post(`/api/inference-platform/platforms/${ns}/nightly/backups`).set('Authorization', auth);
+    expect(asked.status).toBe(202);
+    expect(Date.parse(asked.body.requestedAt)).toBeGreaterThanOrEqual(before - 1000);
+    const cr = await api.request('GET', crPath('nightly'));
+    expect(cr.body.metadata.annotations[BACKUP_REQUESTED_ANNOTATION]).toBe(asked.body.requestedAt);
+    expect(cr.body.spec.qdrant.backup).toEqual(backupSpec);
+
+    const unconfigured = await request(server).post(`/api/inference-platform/platforms/${ns}/plain/backups`).set('Authorization', auth);
+    expect(unconfigured.status).toBe(409);
+    expect(unconfigured.body.error.message).toMatch(/has no spec\.qdrant\.backup/);
+    expect((await api.request('GET', crPath('plain'))).body.metadata.annotations?.[BACKUP_REQUESTED_ANNOTATION]).toBeUndefined();
+
+    const missing = await request(server).post(`/api/inference-platform/platforms/${ns}/nope/backups`).set('Authorization', auth);
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.message).toBe(`inference platform ${ns}/nope not found`);
+  });
+
+  it('creates restores only from successful backups, owned by the platform, and lists them newest first', async () => {
+    const { server } = await watchingBackend();
+    const auth = mockCredentials.user.header();
+    const platform = await createPlatform('restored', { history });
+    const restore = (body: object) =>
+      request(server).post(`/api/inference-platform/platforms/${ns}/restored/restores`).set('Authorization', auth).send(body);
+
+    const noId = await restore({});
+    expect(noId.status).toBe(400);
+    expect(noId.body.error.message).toMatch(/backupId/);
+    const unknown = await restore({ backupId: 'nope' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.message).toBe(`${ns}/restored has no backup nope; successful backups: 20240502-030000`);
+    const failed = await restore({ backupId: '20240503-030000' });
+    expect(failed.status).toBe(400);
+    expect(failed.body.error.message).toMatch(/did not succeed \(Failed: upload timed out\); successful backups: 20240502-030000/);
+    const wrongCollection = await restore({ backupId: '20240502-030000', collections: ['faces'] });
+    expect(wrongCollection.status).toBe(400);
+    expect(wrongCollection.body.error.message).toBe('backup 20240502-030000 has no collection faces; it holds images');
+    const badName = await restore({ backupId: '20240502-030000', collections: ['no spaces'] });
+    expect(badName.status).toBe(400);
+    expect(badName.body.error.message).toMatch(/collections\.0: must be a collection name/);
+    expect(await restoresOf('restored')).toEqual([]);
+
+    const first = await restore({ backupId: '20240502-030000', collections: ['images'] });
+    expect(first.status).toBe(201);
+    expect(first.body.metadata.name).toMatch(/^restored-restore-[a-z0-9]{5}$/);
+    expect(first.body.spec).toEqual({ platformName: 'restored', backupId: '20240502-030000', collections: ['images'] });
+    expect(first.body.metadata.ownerReferences).toEqual([
+      { apiVersion: 'cv.platform.tech/v1alpha1', kind: 'InferencePlatform', name: 'restored', uid: platform.metadata.uid },
+    ]);
+    // creationTimestamp has a one-second resolution.
+    await new Promise(r => setTimeout(r, 1100));
+    const second = await restore({ backupId: '20240502-030000' });
+    expect(second.status).toBe(201);
+    expect(second.body.spec).toEqual({ platformName: 'restored', backupId: '20240502-030000' });
+
+    // Another platform's restore (made with kubectl, say) is not listed.
+    const foreign = await api.request('POST', restoresPath(), {
+      apiVersion: 'cv.platform.tech/v1alpha1',
+      kind: 'InferencePlatformRestore',
+      metadata: { name: 'other-restore' },
+      spec: { platformName: 'other', backupId: '20240502-030000' },
+    });
+    expect(foreign.status).toBe(201);
+
+    const list = await eventually('platform in cache', async () => {
+      const r = await request(server).get(`/api/inference-platform/platforms/${ns}/restored/restores`).set('Authorization', auth);
+      return r.status === 200 ? r : undefined;
+    });
+    expect(list.body.items.map((r: any) => r.metadata.name)).toEqual([second.body.metadata.name, first.body.metadata.name]);
+    const none = await request(server).get(`/api/inference-platform/platforms/${ns}/other/restores`).set('Authorization', auth);
+    expect(none.status).toBe(404);
+  });
+
+  it('refuses back-up-now and restore without their permissions, while reading still works', async () => {
+    const { server } = await watchingBackend([
+      denying(inferencePlatformBackupCreatePermission.name, inferencePlatformRestoreCreatePermission.name),
+    ]);
+    const auth = mockCredentials.user.header();
+    await createPlatform('guarded', { history });
+
+    const backup = await request(server).post(`/api/inference-platform/platforms/${ns}/guarded/backups`).set('Authorization', auth);
+    expect(backup.status).toBe(403);
+    expect(backup.body.error.message).toBe(`not allowed to back up ${ns}/guarded`);
+    expect((await api.request('GET', crPath('guarded'))).body.metadata.annotations?.[BACKUP_REQUESTED_ANNOTATION]).toBeUndefined();
+
+    const restore = await request(server)
+      .post(`/api/inference-platform/platforms/${ns}/guarded/restores`)
+      .set('Authorization', auth)
+      .send({ backupId: '20240502-030000' });
+    expect(restore.status).toBe(403);
+    expect(restore.body.error.message).toBe(`not allowed to restore ${ns}/guarded`);
+    expect(await restoresOf('guarded')).toEqual([]);
+
+    const list = await eventually('platform in cache', async () => {
+      const r = await request(server).get(`/api/inference-platform/platforms/${ns}/guarded/restores`).set('Authorization', auth);
+      return r.status === 200 ? r : undefined;
+    });
+    expect(list.body.items).toEqual([]);
+
+    const none = await request(server).post(`/api/inference-platform/platforms/${ns}/guarded/backups`).set('Authorization', mockCredentials.none.header());
+    expect(none.status).toBe(401);
   });
 });

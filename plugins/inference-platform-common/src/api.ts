@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { InferencePlatform } from '@cv-platform/inference-platform-api';
+import {
+  InferencePlatform,
+  InferencePlatformRestore,
+} from '@cv-platform/inference-platform-api';
 
 /**
  * The REST and SSE contract between the inference-platform backend plugin
@@ -11,6 +14,11 @@ import { InferencePlatform } from '@cv-platform/inference-platform-api';
  *   POST   /platforms                      CreatePlatformRequest -> 201 InferencePlatform
  *   PATCH  /platforms/:namespace/:name     PatchPlatformRequest  -> 200 InferencePlatform
  *   DELETE /platforms/:namespace/:name     -> 204
+ *   POST   /platforms/:namespace/:name/backups   -> 202 BackupRequested ("back up now";
+ *          409 when the platform has no spec.qdrant.backup)
+ *   GET    /platforms/:namespace/:name/restores  -> RestoreList (newest first)
+ *   POST   /platforms/:namespace/:name/restores  CreateRestoreRequest -> 201 InferencePlatformRestore
+ *          (400 unless backupId names a Succeeded entry of status.backup.history)
  * Errors: { error: { name, message }, response: { statusCode } } (Backstage's error shape);
  * 400 InputError (validation, including the API server's own message), 401, 403, 404, 409.
  *
@@ -129,3 +137,38 @@ export const patchPlatformRequestSchema = z
   .strict()
   .refine(v => v.qdrant || v.inference, 'nothing to change: give qdrant and/or inference fields');
 export type PatchPlatformRequest = z.infer<typeof patchPlatformRequestSchema>;
+
+/** Answer to POST /platforms/:namespace/:name/backups. */
+export interface BackupRequested {
+  /** The value set on the backup-requested-at annotation (RFC 3339). */
+  requestedAt: string;
+}
+
+/** Same rule as the InferencePlatformRestore CRD's spec.collections items. */
+export const COLLECTION_NAME_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+export const createRestoreRequestSchema = z
+  .object({
+    /** status.backup.history[].id of a Succeeded backup. */
+    backupId: z.string().min(1).max(128),
+    /** Only these collections (default: every collection in the backup). */
+    collections: z
+      .array(
+        z
+          .string()
+          .regex(
+            COLLECTION_NAME_PATTERN,
+            'must be a collection name: letters, digits, _ and -',
+          ),
+      )
+      .min(1)
+      .max(100)
+      .optional(),
+  })
+  .strict();
+export type CreateRestoreRequest = z.infer<typeof createRestoreRequestSchema>;
+
+/** Answer to GET /platforms/:namespace/:name/restores. */
+export interface RestoreList {
+  items: InferencePlatformRestore[];
+}

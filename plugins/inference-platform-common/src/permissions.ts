@@ -30,9 +30,33 @@ export const inferencePlatformDeletePermission = createPermission({
   resourceType: INFERENCE_PLATFORM_RESOURCE_TYPE,
 });
 
+/**
+ * "Back up now": asks the operator for a backup of the platform's Qdrant
+ * outside its schedule. Creates a backup and changes no data.
+ */
+export const inferencePlatformBackupCreatePermission = createPermission({
+  name: 'inference-platform.backup.create',
+  attributes: { action: 'create' },
+  resourceType: INFERENCE_PLATFORM_RESOURCE_TYPE,
+});
+
+/**
+ * Creates an InferencePlatformRestore for the platform. Granted apart from
+ * update: a restore overwrites the platform's Qdrant collections with a
+ * backup's data. Its action is `update` so that a policy treating writes
+ * alike (e.g. owner-only updates) covers it as well.
+ */
+export const inferencePlatformRestoreCreatePermission = createPermission({
+  name: 'inference-platform.restore.create',
+  attributes: { action: 'update' },
+  resourceType: INFERENCE_PLATFORM_RESOURCE_TYPE,
+});
+
 export const inferencePlatformPermissions = [
   inferencePlatformReadPermission,
   inferencePlatformCreatePermission,
   inferencePlatformUpdatePermission,
   inferencePlatformDeletePermission,
+  inferencePlatformBackupCreatePermission,
+  inferencePlatformRestoreCreatePermission,
 ];

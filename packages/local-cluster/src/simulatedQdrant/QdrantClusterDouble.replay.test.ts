@@ -53,7 +53,8 @@ describe('QdrantClusterDouble against the recorded real-Qdrant answers', () => {
   });
   afterEach(() => double.stop());
 
-  async function replay(call: Call): Promise<any> {
+  /** errorText: the recorded error as the double must word it here (URLs and checksums differ). */
+  async function replay(call: Call, errorText?: string): Promise<any> {
     const peer = PEERS[call.request.peer_http_port];
     const res = await fetch(`${double.urlOf(peer)}${call.request.path}`, {
       method: call.request.method,
@@ -65,7 +66,7 @@ describe('QdrantClusterDouble against the recorded real-Qdrant answers', () => {
     const what = `${call.request.method} ${call.request.path} on ${call.request.peer_http_port}`;
     expect({ what, status: res.status }).toEqual({ what, status: call.response.status });
     expect({ what, shape: shape(body) }).toEqual({ what, shape: shape(call.response.body) });
-    if (call.response.status >= 400) expect(body.status.error).toBe(call.response.body.status.error);
+    if (call.response.status >= 400) expect(body.status.error).toBe(errorText ?? call.response.body.status.error);
     return body;
   }
 
@@ -162,6 +163,48 @@ describe('QdrantClusterDouble against the recorded real-Qdrant answers', () => {
     for (const call of [...recorded('collection-exists-true'), ...recorded('collections-list')]) {
       expect((await replay(call)).result).toEqual(call.response.body.result);
     }
+  });
+
+  it("snapshots a peer's own shards and recovers them as the real cluster did", async () => {
+    await replay(recorded('collection-create-rf1')[0]);
+    placeAsRecorded('images', recorded('collection-cluster-3-peers')[0]);
+    for (const call of recorded('points-upsert')) await replay(call);
+    const [create, list, del, count, recover, countAfter, wrongChecksum] = recorded('snapshot-roundtrip');
+    const snap = (await replay(create)).result;
+    expect(snap.checksum).toMatch(/^[0-9a-f]{64}$/);
+    expect((await replay(list)).result.map((x: any) => x.name)).toEqual([snap.name]);
+    await replay(del);
+    expect((await replay(count)).result.count).toBe(900);
+    // The recorded location is the real peer's; here it is the double's.
+    const location = `${double.urlOf(PEERS[16333])}/collections/images/snapshots/${snap.name}`;
+    const at = (call: Call, checksum: string): Call => ({
+      ...call,
+      request: { ...call.request, body: { ...(call.request.body as object), location, checksum } },
+    });
+    await replay(at(recover, snap.checksum));
+    // As recorded (966, not 1,000): only the deleted points of peer 0's shards come back.
+    const peer0 = new Set<string>();
+    for (const replicas of double.collections.get('images')!.shards.values()) {
+      for (const key of replicas.get(PEERS[16333])?.points.keys() ?? []) peer0.add(key);
+    }
+    const back = Array.from({ length: 100 }, (_, i) => String(i)).filter(id => peer0.has(id)).length;
+    const restored = (await replay(countAfter)).result.count;
+    expect(back).toBeGreaterThan(0);
+    expect(restored).toBe(900 + back);
+    expect(restored).toBeLessThan(1000);
+    const zeros = '0'.repeat(64);
+    await replay(at(wrongChecksum, zeros), `Wrong input: Snapshot checksum mismatch: expected ${zeros}, got ${snap.checksum}`);
+  });
+
+  it('refuses snapshots it cannot download, in the recorded words', async () => {
+    await replay(recorded('collection-create-rf1')[0]);
+    const [missing] = recorded('snapshot-recover');
+    const location = `${double.urlOf(PEERS[16333])}/collections/images/snapshots/images-gone.snapshot`;
+    await replay(
+      { ...missing, request: { ...missing.request, body: { ...(missing.request.body as object), location } } },
+      `Wrong input: Failed to download snapshot from ${location}: status - 404 Not Found`,
+    );
+    await replay(recorded('snapshot-recover-error')[0]);
   });
 
   it('elects a new leader when the leader dies, as the recorded cluster did', async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
 
@@ -37,11 +38,33 @@ export interface Peer {
   removed: boolean;
 }
 
+/** What a collection snapshot file of the double holds: the asking peer's shards only, as in Qdrant. */
+interface SnapshotContent {
+  collection: string;
+  shardNumber: number;
+  replicationFactor: number;
+  vectors: { size: number; distance: string };
+  shards: Record<string, Array<[string, unknown]>>;
+}
+
+interface SnapshotFile {
+  name: string;
+  creation_time: string;
+  size: number;
+  checksum: string;
+  bytes: Buffer;
+}
+
 export interface RecordedCall {
   peer: number;
   method: string;
   path: string;
   body: unknown;
+}
+
+/** A file download (a snapshot), sent as bytes. */
+class FileAnswer {
+  constructor(readonly bytes: Buffer) {}
 }
 
 /** An answer sent as is, without Qdrant's `{result, status, time}` envelope. */
@@ -81,6 +104,10 @@ export class QdrantClusterDouble {
   /** Transfers finish on their own after this long; undefined keeps them in flight until completeTransfers(). */
   transferMs: number | undefined;
   private nextId = 1;
+  /** Collection snapshot files on each peer's disk: peer id -> collection -> files. */
+  private readonly snapshots = new Map<number, Map<string, SnapshotFile[]>>();
+  /** Replicas marked Dead by a recovery with priority `snapshot`, synced from the recovered one later (as Qdrant does). */
+  private pendingSyncs: Array<() => void> = [];
 
   /** transferMs: null keeps transfers in flight until completeTransfers() (default: done after 50 ms). */
   constructor(options: { transferMs?: number | null } = {}) {
@@ -196,6 +223,9 @@ export class QdrantClusterDouble {
     for (const c of this.collections.values()) {
       for (const t of [...c.transfers]) this.finish(c, t);
     }
+    const syncs = this.pendingSyncs;
+    this.pendingSyncs = [];
+    for (const sync of syncs) sync();
   }
 
   /** Points of a collection, counting each shard once (from any Active replica). */
@@ -266,8 +296,10 @@ export class QdrantClusterDouble {
       this.calls.push(call);
       await this.beforeAnswer?.(call);
       try {
-        const answer = this.route(peer, call.method, path, body);
-        if (typeof answer === 'string') {
+        const answer = await this.route(peer, call.method, path, body);
+        if (answer instanceof FileAnswer) {
+          res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': answer.bytes.length }).end(answer.bytes);
+        } else if (typeof answer === 'string') {
           res.writeHead(200, { 'content-type': 'text/plain' }).end(answer);
         } else if (answer instanceof Unwrapped) {
           send(200, answer.json);
@@ -287,7 +319,8 @@ export class QdrantClusterDouble {
     return c;
   }
 
-  private route(self: Peer, method: string, path: string, body: any): unknown {
+  private route(self: Peer, method: string, pathAndQuery: string, body: any): unknown {
+    const path = pathAndQuery.split('?')[0];
     const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
     const is = (m: string, ...pattern: string[]) =>
       method === m && parts.length === pattern.length && pattern.every((x, i) => x === '*' || x === parts[i]);
@@ -307,6 +340,20 @@ export class QdrantClusterDouble {
     if (is('GET', 'collections', '*', 'cluster')) return this.collectionCluster(self, parts[1]);
     if (is('POST', 'collections', '*', 'cluster')) return this.clusterOperation(parts[1], body);
     if (is('PUT', 'collections', '*', 'points')) return this.upsert(parts[1], body);
+    if (is('POST', 'collections', '*', 'points', 'delete')) return this.deletePoints(parts[1], body);
+    if (is('POST', 'collections', '*', 'snapshots')) return this.createSnapshot(self, parts[1]);
+    if (is('GET', 'collections', '*', 'snapshots')) {
+      this.collection(parts[1]);
+      return this.snapshotsOf(self.id, parts[1]).map(({ bytes: _bytes, ...d }) => d);
+    }
+    if (is('PUT', 'collections', '*', 'snapshots', 'recover')) return this.recover(self, parts[1], body);
+    if (is('GET', 'collections', '*', 'snapshots', '*')) return new FileAnswer(this.snapshotFile(self.id, parts[1], parts[3]).bytes);
+    if (is('DELETE', 'collections', '*', 'snapshots', '*')) {
+      const file = this.snapshotFile(self.id, parts[1], parts[3]);
+      const files = this.snapshotsOf(self.id, parts[1]);
+      files.splice(files.indexOf(file), 1);
+      return true;
+    }
     if (is('POST', 'collections', '*', 'points', 'count')) {
       this.collection(parts[1]);
       return { count: this.pointCount(parts[1]) };
@@ -436,6 +483,127 @@ export class QdrantClusterDouble {
       return true;
     }
     throw new HttpError(400, 'Format error in JSON body: data did not match any variant of untagged enum ClusterOperations');
+  }
+
+  private snapshotsOf(peer: number, collection: string): SnapshotFile[] {
+    let byCollection = this.snapshots.get(peer);
+    if (!byCollection) this.snapshots.set(peer, (byCollection = new Map()));
+    let files = byCollection.get(collection);
+    if (!files) byCollection.set(collection, (files = []));
+    return files;
+  }
+
+  private snapshotFile(peer: number, collection: string, name: string): SnapshotFile {
+    const file = this.snapshotsOf(peer, collection).find(f => f.name === name);
+    if (!file) throw new HttpError(404, `Not found: Snapshot file ${name} does not exist`);
+    return file;
+  }
+
+  /** A snapshot of the shards this peer holds (not the others': a collection snapshot is per peer). */
+  private createSnapshot(self: Peer, name: string) {
+    const c = this.collection(name);
+    const shards: SnapshotContent['shards'] = {};
+    for (const [shard, replicas] of c.shards) {
+      const r = replicas.get(self.id);
+      if (r) shards[shard] = [...r.points.entries()];
+    }
+    const content: SnapshotContent = {
+      collection: name,
+      shardNumber: c.shardNumber,
+      replicationFactor: c.replicationFactor,
+      vectors: c.vectors,
+      shards,
+    };
+    const bytes = Buffer.from(JSON.stringify(content));
+    const now = new Date().toISOString().slice(0, 19);
+    const files = this.snapshotsOf(self.id, name);
+    const file: SnapshotFile = {
+      name: `${name}-${self.id}-${now.replace(/[T:]/g, '-')}${files.length ? `-${files.length}` : ''}.snapshot`,
+      creation_time: now,
+      size: bytes.length,
+      checksum: createHash('sha256').update(bytes).digest('hex'),
+      bytes,
+    };
+    files.push(file);
+    const { bytes: _bytes, ...description } = file;
+    return description;
+  }
+
+  /**
+   * PUT /collections/{c}/snapshots/recover as Qdrant 1.14 does it: the peer
+   * downloads the file itself, checks the checksum, creates a missing
+   * collection from the snapshot's config, and recovers the local shards the
+   * snapshot carries; with priority `snapshot` the other replicas of those
+   * shards go Dead and are synced from the recovered one.
+   */
+  private async recover(self: Peer, name: string, body: any) {
+    const location = String(body?.location ?? '');
+    let res: Response;
+    try {
+      res = await fetch(location);
+    } catch {
+      throw new HttpError(500, `Service internal error: Http request error: error sending request for url (${location})`);
+    }
+    if (!res.ok) {
+      throw new HttpError(400, `Wrong input: Failed to download snapshot from ${location}: status - ${res.status} ${res.statusText}`);
+    }
+    const bytes = Buffer.from(await res.arrayBuffer());
+    const checksum = createHash('sha256').update(bytes).digest('hex');
+    if (body?.checksum && body.checksum !== checksum) {
+      throw new HttpError(400, `Wrong input: Snapshot checksum mismatch: expected ${body.checksum}, got ${checksum}`);
+    }
+    const content = JSON.parse(bytes.toString('utf8')) as SnapshotContent;
+    if (!this.collections.has(name)) {
+      this.createCollection(name, { shardNumber: content.shardNumber, replicationFactor: content.replicationFactor, size: content.vectors.size });
+      this.collections.get(name)!.vectors = content.vectors;
+    }
+    const c = this.collection(name);
+    if (c.vectors.size !== content.vectors.size || c.vectors.distance !== content.vectors.distance) {
+      throw new HttpError(400, `Wrong input: Snapshot is not compatible with existing collection: Collection vectors: ${JSON.stringify(c.vectors)} Snapshot Vectors: ${JSON.stringify(content.vectors)}`);
+    }
+    if (c.shardNumber !== content.shardNumber) {
+      throw new HttpError(400, `Wrong input: Snapshot is not compatible with existing collection: Collection shard number: ${c.shardNumber} Snapshot shard number: ${content.shardNumber}`);
+    }
+    const priority = body?.priority ?? 'replica';
+    for (const [shard, replicas] of c.shards) {
+      const local = replicas.get(self.id);
+      if (!local) continue;
+      local.state = 'Partial';
+      const points = content.shards[shard];
+      if (!points) continue;
+      local.points = new Map(points);
+      local.state = 'Active';
+      const others = [...replicas].filter(([id, r]) => id !== self.id && r.state === 'Active');
+      if (priority === 'no_sync' || !others.length) continue;
+      const source = local;
+      for (const [, r] of others) {
+        if (priority === 'snapshot') r.state = 'Dead';
+        const sync = () => {
+          r.points = new Map(source.points);
+          r.state = 'Active';
+          this.commit++;
+        };
+        if (priority === 'replica') {
+          // The other replica is the truth: this one is synced from it.
+          local.state = 'Partial';
+          local.points = new Map(r.points);
+          local.state = 'Active';
+          break;
+        }
+        if (this.transferMs === undefined) this.pendingSyncs.push(sync);
+        else setTimeout(sync, this.transferMs).unref();
+      }
+    }
+    this.commit++;
+    return true;
+  }
+
+  private deletePoints(name: string, body: any) {
+    const c = this.collection(name);
+    for (const id of body?.points ?? []) {
+      for (const replicas of c.shards.values()) for (const r of replicas.values()) r.points.delete(String(id));
+    }
+    return { operation_id: this.commit++, status: 'completed' };
   }
 
   private upsert(name: string, body: any) {

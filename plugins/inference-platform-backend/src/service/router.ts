@@ -15,16 +15,26 @@ import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import { KubeApiError, Operator } from '@cv-platform/operator';
 import {
   API_VERSION,
+  BACKUP_REQUESTED_ANNOTATION,
+  BackupRequested,
   CATALOG_ENTITY_ANNOTATION,
   createPlatformRequestSchema,
+  createRestoreRequestSchema,
+  InferencePlatform,
+  inferencePlatformBackupCreatePermission,
   inferencePlatformCreatePermission,
   inferencePlatformDeletePermission,
   inferencePlatformReadPermission,
+  InferencePlatformRestore,
+  inferencePlatformRestoreCreatePermission,
   inferencePlatformUpdatePermission,
   KIND,
   OWNER_ANNOTATION,
   patchPlatformRequestSchema,
   PLURAL,
+  RESTORE_KIND,
+  RESTORE_PLURAL,
+  RestoreList,
 } from '@cv-platform/plugin-inference-platform-common';
 import express from 'express';
 import Router from 'express-promise-router';
@@ -46,6 +56,27 @@ export interface RouterOptions {
 
 const platformPath = (ns: string, name?: string) =>
   `/apis/${API_VERSION}/namespaces/${encodeURIComponent(ns)}/${PLURAL}${name ? `/${encodeURIComponent(name)}` : ''}`;
+
+const restoresPath = (ns: string) =>
+  `/apis/${API_VERSION}/namespaces/${encodeURIComponent(ns)}/${RESTORE_PLURAL}`;
+
+/** A missing InferencePlatformRestore CRD answers 404 for the whole collection; say so. */
+function translateRestores(e: unknown): never {
+  if (e instanceof KubeApiError && e.statusCode === 404 && !e.body?.details?.name) {
+    throw new NotFoundError(
+      `the cluster does not serve ${RESTORE_PLURAL}.cv.platform.tech: install its CRD (deploy/crds/${RESTORE_PLURAL}.cv.platform.tech.yaml)`,
+    );
+  }
+  return translate(e);
+}
+
+/** Newest first; the name breaks ties within a second. */
+function newestFirst(a: InferencePlatformRestore, b: InferencePlatformRestore) {
+  return (
+    (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '') ||
+    (b.metadata.name ?? '').localeCompare(a.metadata.name ?? '')
+  );
+}
 
 /** Kubernetes API errors as Backstage errors, keeping the API server's message. */
 function translate(e: unknown): never {
@@ -112,6 +143,8 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
     permission: typeof inferencePlatformUpdatePermission,
     ns: string,
     name: string,
+    /** What is refused, e.g. "back up"; default the permission's action. */
+    verb: string = permission.attributes.action ?? permission.name,
   ) => {
     const credentials = await o.httpAuth.credentials(req);
     const [decision] = await o.permissions.authorize(
@@ -119,8 +152,24 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
       { credentials },
     );
     if (decision.result !== AuthorizeResult.ALLOW) {
-      throw new NotAllowedError(`not allowed to ${permission.attributes.action} ${ns}/${name}`);
+      throw new NotAllowedError(`not allowed to ${verb} ${ns}/${name}`);
     }
+    return credentials;
+  };
+
+  /** The platform as the API server has it now (writes validate against it, not the cache). */
+  const fetchPlatform = async (op: Operator, ns: string, name: string): Promise<InferencePlatform> =>
+    op.client.request<InferencePlatform>('GET', platformPath(ns, name)).catch((e: unknown) => {
+      if (e instanceof KubeApiError && e.statusCode === 404) {
+        throw new NotFoundError(`inference platform ${ns}/${name} not found`);
+      }
+      return translate(e);
+    });
+
+  /** Who asked, for the log line of a write. */
+  const actor = (credentials: Awaited<ReturnType<typeof o.httpAuth.credentials>>) => {
+    const p = credentials.principal as { type?: string; userEntityRef?: string; subject?: string };
+    return p.userEntityRef ?? p.subject ?? p.type ?? 'unknown';
   };
 
   router.get('/platforms', async (req, res) => {
@@ -183,6 +232,106 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
     await op.client.delete(platformPath(namespace, name)).catch(translate);
     o.logger.info('Deleted InferencePlatform', { name, namespace });
     res.status(204).end();
+  });
+
+  // "Back up now": the operator takes one backup when this annotation gets a
+  // value it has not acted on yet (status.backup.lastRequestHandled).
+  router.post('/platforms/:namespace/:name/backups', async (req, res) => {
+    const op = requireOperator();
+    const { namespace, name } = req.params;
+    const credentials = await authorizeOne(req, inferencePlatformBackupCreatePermission, namespace, name, 'back up');
+    const platform = await fetchPlatform(op, namespace, name);
+    if (!platform.spec?.qdrant?.backup) {
+      throw new ConflictError(
+        `inference platform ${namespace}/${name} has no spec.qdrant.backup: configure a schedule and an S3 target before backing it up`,
+      );
+    }
+    if (platform.metadata.deletionTimestamp) {
+      throw new ConflictError(`inference platform ${namespace}/${name} is being deleted`);
+    }
+    const requestedAt = new Date().toISOString();
+    await op.client
+      .mergePatch(platformPath(namespace, name), {
+        metadata: { annotations: { [BACKUP_REQUESTED_ANNOTATION]: requestedAt } },
+      })
+      .catch(translate);
+    o.logger.info('Requested a backup of InferencePlatform', { name, namespace, requestedAt, by: actor(credentials) });
+    const body: BackupRequested = { requestedAt };
+    res.status(202).json(body);
+  });
+
+  router.get('/platforms/:namespace/:name/restores', async (req, res) => {
+    const op = requireOperator();
+    const { namespace, name } = req.params;
+    await authorizeRead(req);
+    if (!op.platform(namespace, name)) throw new NotFoundError(`inference platform ${namespace}/${name} not found`);
+    const list = await op.client
+      .request<{ items?: InferencePlatformRestore[] }>('GET', restoresPath(namespace))
+      .catch(translateRestores);
+    const items = (list.items ?? []).filter(r => r.spec?.platformName === name).sort(newestFirst);
+    const body: RestoreList = { items };
+    res.json(body);
+  });
+
+  router.post('/platforms/:namespace/:name/restores', async (req, res) => {
+    const op = requireOperator();
+    const { namespace, name } = req.params;
+    const body = parse(createRestoreRequestSchema, req.body);
+    const credentials = await authorizeOne(req, inferencePlatformRestoreCreatePermission, namespace, name, 'restore');
+    const platform = await fetchPlatform(op, namespace, name);
+    if (platform.metadata.deletionTimestamp) {
+      throw new ConflictError(`inference platform ${namespace}/${name} is being deleted`);
+    }
+    const history = platform.status?.backup?.history ?? [];
+    const succeeded = history.filter(b => b.result === 'Succeeded');
+    const backup = succeeded.find(b => b.id === body.backupId);
+    if (!backup) {
+      const known = history.find(b => b.id === body.backupId);
+      const reason = known
+        ? `backup ${body.backupId} of ${namespace}/${name} did not succeed (${known.result}${known.message ? `: ${known.message}` : ''})`
+        : `${namespace}/${name} has no backup ${body.backupId}`;
+      const choices = succeeded.length
+        ? `successful backups: ${succeeded.map(b => b.id).join(', ')}`
+        : 'it has no successful backup in status.backup.history';
+      throw new InputError(`${reason}; ${choices}`);
+    }
+    // Older records may lack the collection list; the operator checks those.
+    const inBackup = backup.collections?.map(c => c.name) ?? [];
+    const missing = backup.collections ? (body.collections ?? []).filter(c => !inBackup.includes(c)) : [];
+    if (missing.length) {
+      throw new InputError(
+        `backup ${backup.id} has no collection ${missing.join(', ')}; it holds ${inBackup.length ? inBackup.join(', ') : 'no collections'}`,
+      );
+    }
+    // Not typed InferencePlatformRestore: its ObjectMeta has no generateName.
+    const restore = {
+      apiVersion: API_VERSION,
+      kind: RESTORE_KIND,
+      metadata: {
+        // The API server appends a random suffix and retries on a clash.
+        generateName: `${name}-restore-`,
+        namespace,
+        // Deleted with its platform by the garbage collector.
+        ownerReferences: [{ apiVersion: API_VERSION, kind: KIND, name, uid: platform.metadata.uid! }],
+      },
+      spec: {
+        platformName: name,
+        backupId: backup.id,
+        ...(body.collections ? { collections: body.collections } : {}),
+      },
+    };
+    const created = await op.client
+      .request<InferencePlatformRestore>('POST', restoresPath(namespace), restore)
+      .catch(translateRestores);
+    o.logger.info('Created InferencePlatformRestore', {
+      name: created.metadata.name,
+      namespace,
+      platform: name,
+      backup: backup.id,
+      collections: body.collections?.join(',') ?? 'all',
+      by: actor(credentials),
+    });
+    res.status(201).json(created);
   });
 
   router.get('/events', async (req, res) => {

@@ -1,6 +1,9 @@
 import { createApiRef } from '@backstage/core-plugin-api';
 import {
+  BackupRequested,
+  CreateRestoreRequest,
   InferencePlatform,
+  InferencePlatformRestore,
   PatchPlatformRequest,
   PlatformChangeEvent,
   PlatformDetail,
@@ -24,6 +27,19 @@ export interface InferencePlatformApi {
     patch: PatchPlatformRequest,
   ): Promise<InferencePlatform>;
   deletePlatform(namespace: string, name: string): Promise<void>;
+  /** "Back up now": the operator takes one backup outside the schedule. */
+  requestBackup(namespace: string, name: string): Promise<BackupRequested>;
+  /** The platform's InferencePlatformRestores, newest first. */
+  listRestores(
+    namespace: string,
+    name: string,
+  ): Promise<InferencePlatformRestore[]>;
+  /** Restores the platform's Qdrant from one of its successful backups. */
+  createRestore(
+    namespace: string,
+    name: string,
+    request: CreateRestoreRequest,
+  ): Promise<InferencePlatformRestore>;
   /**
    * Follows GET /events until `signal` aborts, reconnecting on its own.
    * Resolves on abort; never rejects (fatal errors end as status `offline`).

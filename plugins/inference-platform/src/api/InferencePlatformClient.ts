@@ -1,9 +1,13 @@
 import { DiscoveryApi, FetchApi } from '@backstage/core-plugin-api';
 import { ResponseError } from '@backstage/errors';
 import {
+  BackupRequested,
+  CreateRestoreRequest,
   InferencePlatform,
+  InferencePlatformRestore,
   PatchPlatformRequest,
   PlatformDetail,
+  RestoreList,
 } from '@cv-platform/plugin-inference-platform-common';
 import {
   InferencePlatformApi,
@@ -58,6 +62,40 @@ export class InferencePlatformClient implements InferencePlatformApi {
 
   async deletePlatform(namespace: string, name: string): Promise<void> {
     await this.request<void>('DELETE', this.platformPath(namespace, name));
+  }
+
+  async requestBackup(
+    namespace: string,
+    name: string,
+  ): Promise<BackupRequested> {
+    return this.request<BackupRequested>(
+      'POST',
+      `${this.platformPath(namespace, name)}/backups`,
+      {},
+    );
+  }
+
+  async listRestores(
+    namespace: string,
+    name: string,
+  ): Promise<InferencePlatformRestore[]> {
+    const list = await this.request<RestoreList>(
+      'GET',
+      `${this.platformPath(namespace, name)}/restores`,
+    );
+    return list.items;
+  }
+
+  async createRestore(
+    namespace: string,
+    name: string,
+    request: CreateRestoreRequest,
+  ): Promise<InferencePlatformRestore> {
+    return this.request<InferencePlatformRestore>(
+      'POST',
+      `${this.platformPath(namespace, name)}/restores`,
+      request,
+    );
   }
 
   async streamEvents(

@@ -10,6 +10,7 @@ import { usePlatformsState } from '../../state';
 import { describeError } from '../../api';
 import { ConnectionIndicator } from '../ConnectionIndicator';
 import { PlatformActions } from '../PlatformActions';
+import { BackupsCard } from '../PlatformBackups';
 import { ConditionsCard } from './ConditionsCard';
 import { EventsCard } from './EventsCard';
 import { PodsGrid } from './PodsGrid';
@@ -116,6 +117,9 @@ export function PlatformDetailContent(props: {
         </Grid>
         <Grid item xs={12} md={6}>
           <EventsCard events={detail?.events} loading={loading} />
+        </Grid>
+        <Grid item xs={12}>
+          <BackupsCard platform={platform} />
         </Grid>
       </Grid>
     </>

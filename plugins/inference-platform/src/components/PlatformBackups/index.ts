@@ -1,0 +1,1 @@
+export { BackupsCard } from './BackupsCard';
