@@ -7,8 +7,7 @@
  * default namespace with its keys. Runs until interrupted.
  */
 import fs from 'node:fs';
-import { ApiRequester, NODE_NETWORK } from '@cv-platform/local-cluster';
-import { S3TestServer } from '../inference-service/src/__testUtils__/S3TestServer';
+import { ApiRequester, NODE_NETWORK, S3TestServer } from '@cv-platform/local-cluster';
 import { ensureMobileNetV2Onnx } from '../inference-service/src/__testUtils__/nsfwjsMobileNetV2';
 
 export const DEV_MODEL_STORE_PORT = 9000;

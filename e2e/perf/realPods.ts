@@ -20,10 +20,10 @@ import {
   ApiRequester,
   LocalCluster,
   NODE_NETWORK,
+  S3TestServer,
   eventually,
 } from '@cv-platform/local-cluster';
 import { Operator, loadKubeConfig } from '@cv-platform/operator';
-import { S3TestServer } from '../../inference-service/src/__testUtils__/S3TestServer';
 import { ensureMobileNetV2Onnx } from '../../inference-service/src/__testUtils__/nsfwjsMobileNetV2';
 
 const args = process.argv.slice(2);

@@ -1,6 +1,5 @@
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { BACKUP_REQUESTED_ANNOTATION, InferencePlatform } from '@cv-platform/inference-platform-api';
-import { S3TestServer } from '../../inference-service/src/__testUtils__/S3TestServer';
+import { S3TestServer } from '@cv-platform/local-cluster';
 import {
   api,
   condition,
@@ -86,20 +85,7 @@ async function historyWith(ns: string, name: string, n: number) {
   });
 }
 
-async function keys(prefix: string): Promise<string[]> {
-  const client = new S3Client({
-    region: 'us-east-1',
-    endpoint: s3.endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-  });
-  try {
-    const res = await client.send(new ListObjectsV2Command({ Bucket: 'backups', Prefix: prefix }));
-    return (res.Contents ?? []).map(o => o.Key!).sort();
-  } finally {
-    client.destroy();
-  }
-}
+const keys = (prefix: string) => s3.listKeys('backups', prefix);
 
 const restorePath = (ns: string, name = '') =>
   `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatformrestores${name ? `/${name}` : ''}`;

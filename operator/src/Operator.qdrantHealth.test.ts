@@ -76,6 +76,41 @@ describe("Qdrant's own view of its cluster", () => {
     });
   });
 
+  it('replaces a replica that stays Dead: replicated from a healthy copy onto a peer without one, then dropped', async () => {
+    await withNamespace('q-repair', async ns => {
+      const p = sample(ns, 'repair');
+      p.spec.qdrant.replicas = 3;
+      p.spec.inference.replicas = 1;
+      const { cluster, qdrantUrl } = clusterOf(ns, 'repair', 3);
+      // Shard 0 on peers 0 and 1, shard 1 on peers 1 and 2.
+      cluster.createCollection('images', { shardNumber: 2, replicationFactor: 2 });
+      const [peer0, peer1, peer2] = cluster.members();
+      await createPlatform(p);
+      await start(newOperator(ns, { qdrantUrl, qdrantPeerUrl: qdrantFleet.peerUrl, deadReplicaGraceMs: 1000 }));
+      await waitForPhase(ns, 'repair', 'Ready');
+
+      // Peer 2 is lost for good (peer 1 plays the Service): its replicas are Dead.
+      cluster.kill(peer2.id);
+      const holders = (shard: number) =>
+        [...cluster.collections.get('images')!.shards.get(shard)!].map(([id, r]) => `${id}:${r.state}`).sort();
+      const healthy = [`${peer0.id}:Active`, `${peer1.id}:Active`].sort();
+      await eventually('shard 1 back at two Active copies, the Dead one dropped', async () =>
+        JSON.stringify([holders(0), holders(1)]) === JSON.stringify([healthy, healthy]),
+      );
+      const repairs = await eventually('RepairingShards Events', async () => {
+        const es = await eventsWithReason(ns, 'RepairingShards');
+        return es.length >= 2 ? es.map((e: any) => e.message).sort() : undefined;
+      });
+      expect(repairs).toEqual([
+        `Repairing Qdrant: drop the Dead replica of shard 1 of images on peer ${peer2.id} (repair-qdrant-2): 2 Active copies remain`,
+        `Repairing Qdrant: replicate shard 1 of images from peer ${peer1.id} (repair-qdrant-1) to peer ${peer0.id} (repair-qdrant-0), replacing the Dead replica on peer ${peer2.id} (repair-qdrant-2)`,
+      ]);
+      // Peer 2 comes back holding nothing of images; the rebalancer gives it its share.
+      cluster.revive(peer2.id);
+      await waitForPhase(ns, 'repair', 'Ready');
+    });
+  });
+
   it('is Degraded without a Raft leader or with a peer no pod backs, and Loading while new peers join', async () => {
     await withNamespace('q-raft', async ns => {
       const p = sample(ns, 'raft');

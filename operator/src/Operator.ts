@@ -64,6 +64,8 @@ export interface OperatorOptions {
   clusterInfoTtlMs?: number;
   /** How often a Qdrant scale-down in progress is looked at again. Default 2000 ms. */
   drainPollMs?: number;
+  /** How long a Qdrant replica stays Dead before its shard is re-replicated elsewhere (default 120 s). */
+  deadReplicaGraceMs?: number;
   /** Re-reconcile every platform this often (level-based safety net). Default 10 min. */
   resyncPeriodMs?: number;
   /** How often credentials are re-read from the kubeconfig. Default 60 s. */
@@ -174,6 +176,7 @@ export class Operator {
       qdrantPeerUrl: options.qdrantPeerUrl ?? peerTemplate,
       clusterInfoTtlMs: options.clusterInfoTtlMs,
       drainPollMs: options.drainPollMs,
+      deadReplicaGraceMs: options.deadReplicaGraceMs,
       requeue: key => this.queue.add(key),
       // Behind a URL template the operator is outside the cluster network and
       // has no way to the servers but the API server's proxy.

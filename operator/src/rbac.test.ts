@@ -149,6 +149,15 @@ describe('the shipped RBAC', () => {
         await eventually('PDB gone', async () => (await get(`/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets/rbac-qdrant`)).status === 404);
         await waitForPhase(ns, 'rbac', 'Ready');
         await eventually('Qdrant API key read', async () => used.has('get /secrets'));
+        // A restore is run and its status written (this one fails at once:
+        // the platform names no backup target).
+        await api.request('POST', `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatformrestores`, {
+          apiVersion: 'cv.platform.tech/v1alpha1', kind: 'InferencePlatformRestore', metadata: { name: 'r' },
+          spec: { platformName: 'rbac', backupId: '20260101T000000Z' },
+        });
+        await eventually('restore failed', async () =>
+          (await get(`/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatformrestores/r`)).body.status?.phase === 'Failed',
+        );
       } finally {
         await operator.stop();
       }

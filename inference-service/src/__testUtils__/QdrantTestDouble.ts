@@ -1,7 +1,10 @@
 import type { Schemas } from '@qdrant/js-client-rest';
 import express, { Request, Response } from 'express';
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 /**
  * A stand-in for a Qdrant server implementing only the REST endpoints the
@@ -28,6 +31,11 @@ export class QdrantTestDouble {
     body: unknown;
     apiKey?: string;
   }> = [];
+  /** Collection snapshots by collection, then name: this double's own format (JSON), as Qdrant's is its own. */
+  readonly snapshots = new Map<
+    string,
+    Map<string, { bytes: Buffer; creationTime: string; checksum: string }>
+  >();
   private server?: http.Server;
   private port = 0;
   private opId = 0;
@@ -111,6 +119,22 @@ export class QdrantTestDouble {
     app.get(['/healthz', '/livez'], (_req, res) => {
       res.type('text/plain').send('healthz check passed');
     });
+    app.get('/collections', (_req, res) => {
+      const result: Schemas['CollectionsResponse'] = {
+        collections: [...this.collections.keys()].map(name => ({ name })),
+      };
+      this.ok(res, result);
+    });
+    app.delete('/collections/:name', (req, res) => {
+      this.ok(res, this.collections.delete(req.params.name));
+    });
+    app.post('/collections/:name/points/count', (req, res) => {
+      const c = this.collection(req, res);
+      if (!c) return;
+      const result: Schemas['CountResult'] = { count: c.points.size };
+      this.ok(res, result);
+    });
+    this.snapshotRoutes(app);
     app.get('/collections/:name/exists', (req, res) => {
       const result: Schemas['CollectionExistence'] = {
         exists: this.collections.has(req.params.name),
@@ -310,6 +334,132 @@ export class QdrantTestDouble {
     await new Promise<void>(resolve => {
       server.close(() => resolve());
       server.closeAllConnections();
+    });
+  }
+
+  /**
+   * Collection snapshots as Qdrant answers them (the recorded
+   * snapshot-create, snapshot-list and snapshot-recover shapes): created on
+   * this peer, downloaded, deleted, and recovered from a URL the peer fetches
+   * itself, refused when the file's SHA-256 is not the checksum given.
+   */
+  private snapshotRoutes(app: express.Express) {
+    const describe = (
+      name: string,
+      s: { bytes: Buffer; creationTime: string; checksum: string },
+    ): Schemas['SnapshotDescription'] => ({
+      name,
+      creation_time: s.creationTime,
+      size: s.bytes.length,
+      checksum: s.checksum,
+    });
+    app.post('/collections/:name/snapshots', (req, res) => {
+      const c = this.collection(req, res);
+      if (!c) return;
+      const creationTime = new Date().toISOString().slice(0, 19);
+      const name = `${req.params.name}-${this.peerId}-${creationTime.replace(
+        /[T:]/g,
+        '-',
+      )}.snapshot`;
+      const bytes = Buffer.from(
+        JSON.stringify({
+          params: c.params,
+          points: [...c.points].map(([id, p]) => [id, p.vector, p.payload]),
+        }),
+      );
+      const snap = { bytes, creationTime, checksum: sha256(bytes) };
+      const of = this.snapshots.get(req.params.name) ?? new Map();
+      of.set(name, snap);
+      this.snapshots.set(req.params.name, of);
+      this.ok(res, describe(name, snap));
+    });
+    app.get('/collections/:name/snapshots', (req, res) => {
+      const of = this.snapshots.get(req.params.name) ?? new Map();
+      this.ok(
+        res,
+        [...of].map(([name, s]) => describe(name, s)),
+      );
+    });
+    app.get('/collections/:name/snapshots/:snapshot', (req, res) => {
+      const s = this.snapshots.get(req.params.name)?.get(req.params.snapshot);
+      if (!s) {
+        this.error(
+          res,
+          404,
+          `Not found: Snapshot ${req.params.snapshot} not found`,
+        );
+        return;
+      }
+      res.type('application/octet-stream').send(s.bytes);
+    });
+    app.delete('/collections/:name/snapshots/:snapshot', (req, res) => {
+      const of = this.snapshots.get(req.params.name);
+      if (!of?.delete(req.params.snapshot)) {
+        this.error(
+          res,
+          404,
+          `Not found: Snapshot ${req.params.snapshot} not found`,
+        );
+        return;
+      }
+      this.ok(res, true);
+    });
+    app.put('/collections/:name/snapshots/recover', async (req, res) => {
+      const body = req.body as Schemas['SnapshotRecover'];
+      let download: globalThis.Response;
+      try {
+        download = await fetch(body.location);
+      } catch (e) {
+        this.error(
+          res,
+          500,
+          `Service internal error: Http request error: error sending request for url (${body.location})`,
+        );
+        return;
+      }
+      if (!download.ok) {
+        this.error(
+          res,
+          400,
+          `Wrong input: Failed to download snapshot from ${body.location}: status - ${download.status} ${download.statusText}`,
+        );
+        return;
+      }
+      const bytes = Buffer.from(await download.arrayBuffer());
+      if (body.checksum && sha256(bytes) !== body.checksum) {
+        this.error(
+          res,
+          400,
+          `Wrong input: Snapshot checksum mismatch: expected ${
+            body.checksum
+          }, got ${sha256(bytes)}`,
+        );
+        return;
+      }
+      let parsed: {
+        params: Schemas['VectorParams'];
+        points: Array<[string | number, number[], Schemas['Payload']]>;
+      };
+      try {
+        parsed = JSON.parse(bytes.toString('utf8'));
+      } catch {
+        this.error(
+          res,
+          400,
+          'Wrong input: not a snapshot of this double (only its own JSON snapshots recover)',
+        );
+        return;
+      }
+      this.collections.set(req.params.name, {
+        params: parsed.params,
+        points: new Map(
+          parsed.points.map(([id, vector, payload]) => [
+            id,
+            { vector, payload },
+          ]),
+        ),
+      });
+      this.ok(res, true);
     });
   }
 

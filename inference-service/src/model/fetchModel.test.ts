@@ -3,7 +3,7 @@ import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { S3TestServer } from '../__testUtils__/S3TestServer';
+import { S3TestServer } from '@cv-platform/local-cluster';
 import { makeTempDir } from '../__testUtils__/tempDir';
 import { fetchModel, ModelFetchError } from './fetchModel';
 

@@ -7,7 +7,7 @@ import {
   withDefaults,
 } from '@cv-platform/inference-platform-api';
 import { inferenceDeployment } from '@cv-platform/operator';
-import { S3TestServer } from '../__testUtils__/S3TestServer';
+import { S3TestServer } from '@cv-platform/local-cluster';
 
 jest.setTimeout(600_000);
 

@@ -9,13 +9,13 @@ import {
 import {
   LocalCluster,
   NODE_NETWORK,
+  S3TestServer,
   ensureBinaries,
   eventually,
   podProcesses,
   qdrantBinary,
 } from '@cv-platform/local-cluster';
 import { Operator, loadKubeConfig, names } from '@cv-platform/operator';
-import { S3TestServer } from '../__testUtils__/S3TestServer';
 import { ensureMobileNetV2Onnx } from '../__testUtils__/nsfwjsMobileNetV2';
 import { nearDuplicates, renderScene } from '../__testUtils__/syntheticImages';
 
@@ -166,6 +166,7 @@ beforeAll(async () => {
     'mobilenet-v2.onnx': model,
     'mobilenet-v2-b.onnx': model,
   });
+  await s3.putObjects('backups', {});
   await cluster.apply({
     apiVersion: 'v1',
     kind: 'Namespace',
@@ -308,6 +309,125 @@ describe('the seed sample on real pods', () => {
     expect(replication).toEqual(
       qdrantBinary() ? { inQdrant: 2, inStatus: [2] } : undefined,
     );
+  });
+
+  it('backs up to S3 and restores a deleted collection: the same search results', async () => {
+    const name = 'image-retrieval-prod';
+    const ready = await platform(name);
+    const collection = ready.spec.inference.collection ?? 'images';
+    const qdrantSvc = (
+      await cluster.request(
+        'GET',
+        `/api/v1/namespaces/${ns}/services/${names.qdrant(ready)}`,
+      )
+    ).body;
+    const qdrant = `http://${qdrantSvc.spec.clusterIP}:6333`;
+    const svc = (
+      await cluster.request(
+        'GET',
+        `/api/v1/namespaces/${ns}/services/${names.inference(ready)}`,
+      )
+    ).body;
+    const base = `http://${svc.spec.clusterIP}:${svc.spec.ports[0].port}`;
+    const queries = await Promise.all(
+      [0, 7, 13].map(i => renderScene(2000 + i)),
+    );
+    const search = async () =>
+      Promise.all(
+        queries.map(async q => {
+          const r = await fetch(`${base}/v1/search?k=3`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/octet-stream' },
+            body: q,
+          });
+          return {
+            status: r.status,
+            ids: ((await r.json()) as any).results?.map((x: any) => x.id),
+          };
+        }),
+      );
+    const before = await search();
+    expect(before.map(b => b.ids?.[0])).toEqual([
+      'scene-0',
+      'scene-7',
+      'scene-13',
+    ]);
+
+    // A backup target (the model store's server and credentials), and "back up now".
+    await patchPlatform(name, {
+      metadata: {
+        annotations: {
+          'cv.platform.tech/backup-requested-at': new Date().toISOString(),
+        },
+      },
+      spec: {
+        qdrant: {
+          backup: {
+            schedule: '0 3 * * *',
+            retention: { count: 3 },
+            s3: {
+              bucket: 'backups',
+              prefix: 'qdrant',
+              endpoint: s3.endpoint,
+              region: 'us-east-1',
+              credentialsSecretRef: { name: 'model-store' },
+            },
+          },
+        },
+      },
+    });
+    const backedUp = await eventually(
+      'backup recorded',
+      async () => {
+        const rec = (await platform(name)).status?.backup?.history?.[0];
+        return rec && rec.result !== undefined ? rec : undefined;
+      },
+      180_000,
+      500,
+    );
+    expect(backedUp).toMatchObject({ result: 'Succeeded', trigger: 'Manual' });
+    const backed = backedUp.collections.find((c: any) => c.name === collection);
+    expect(backed.points).toBe(20);
+    const keys = await s3.listKeys('backups');
+    for (const snap of backed.snapshots) expect(keys).toContain(snap.key);
+
+    // The collection is lost.
+    expect(
+      (await fetch(`${qdrant}/collections/${collection}`, { method: 'DELETE' }))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        (await (
+          await fetch(`${qdrant}/collections/${collection}/exists`)
+        ).json()) as any
+      ).result.exists,
+    ).toBe(false);
+
+    const restore = {
+      apiVersion: 'cv.platform.tech/v1alpha1',
+      kind: 'InferencePlatformRestore',
+      metadata: { name: 'after-loss', namespace: ns },
+      spec: { platformName: name, backupId: backedUp.id },
+    };
+    const restores = `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatformrestores`;
+    expect((await cluster.request('POST', restores, restore)).status).toBe(201);
+    const done = await eventually(
+      'restore finished',
+      async () => {
+        const r = (await cluster.request('GET', `${restores}/after-loss`)).body;
+        return ['Succeeded', 'Failed'].includes(r.status?.phase)
+          ? r
+          : undefined;
+      },
+      300_000,
+      500,
+    );
+    expect(done.status).toMatchObject({ phase: 'Succeeded' });
+    expect(done.status.collections).toEqual([
+      { name: collection, points: 20, pointsInBackup: 20 },
+    ]);
+    expect(await search()).toEqual(before);
   });
 
   it('restarts a killed inference server: restart count rises, Degraded, then Ready again', async () => {

@@ -103,15 +103,27 @@ export class RestoreController {
       if (status.phase !== 'Pending' || status.message !== message) await set({ phase: 'Pending', message });
       this.retryLater(r);
     };
-    if (!p) return wait(`waiting for InferencePlatform ${r.spec.platformName}`);
+    if (!p) {
+      await wait(`waiting for InferencePlatform ${r.spec.platformName}`);
+      return;
+    }
     const backup = p.spec.qdrant.backup;
-    if (!backup) return this.fail(r, p, set, `InferencePlatform ${p.metadata.name} has no spec.qdrant.backup: nothing says where its backups are`);
+    if (!backup) {
+      await this.fail(r, p, set, `InferencePlatform ${p.metadata.name} has no spec.qdrant.backup: nothing says where its backups are`);
+      return;
+    }
     const platformKey = `${namespace}/${p.metadata.name}`;
     const sts = this.o.statefulSets.get(namespace, names.qdrant(p));
     const replicas: number = sts?.spec?.replicas ?? 0;
     const ready: number = sts?.status?.readyReplicas ?? 0;
-    if (!sts || replicas === 0 || ready < replicas) return wait(`waiting for Qdrant to be ready (${ready}/${replicas} peers)`);
-    if (!this.o.locks.tryLock(platformKey)) return wait(`waiting for a backup or restore of ${p.metadata.name} to finish`);
+    if (!sts || replicas === 0 || ready < replicas) {
+      await wait(`waiting for Qdrant to be ready (${ready}/${replicas} peers)`);
+      return;
+    }
+    if (!this.o.locks.tryLock(platformKey)) {
+      await wait(`waiting for a backup or restore of ${p.metadata.name} to finish`);
+      return;
+    }
     let store: BackupStore | undefined;
     try {
       await set({ phase: 'Running', message: `reading backup ${r.spec.backupId}`, startTime: status.startTime ?? seconds(this.now()) });

@@ -103,7 +103,7 @@ export async function restoreBackup(
         await q.peers.createPayloadIndex(url0, c.name, field, schema?.params ?? schema?.data_type ?? schema, q.apiKey);
       }
     }
-    if (clustered) await placeAsBackedUp(q, t, c, peerIdOf, url0, o, settle);
+    if (clustered) await placeAsBackedUp(q, c, peerIdOf, url0, o, settle);
     const covered = new Set<number>();
     const snapshots = [...c.snapshots].sort((a, b) => a.pod.localeCompare(b.pod, 'en', { numeric: true }));
     for (const [i, s] of snapshots.entries()) {
@@ -122,7 +122,6 @@ export async function restoreBackup(
 /** Adds and drops replicas until every shard sits on the peers (by ordinal) whose snapshots carry it. */
 async function placeAsBackedUp(
   q: QdrantAccess,
-  t: BackupTarget,
   c: BackupCollection,
   peerIdOf: Map<string, string>,
   url0: string,
@@ -159,5 +158,4 @@ async function placeAsBackedUp(
     }
   }
   await settle(c.name, 'dropping replicas');
-  void t;
 }

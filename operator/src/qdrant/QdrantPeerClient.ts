@@ -26,6 +26,13 @@ export const directQdrantRequest: QdrantRequest = async ({ method, url, body, he
   }
 };
 
+/** A Qdrant answer other than 2xx, or no answer at all (status 0). */
+export class QdrantError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
 /** Streams one file (a snapshot) from a peer. */
 export type QdrantDownload = (call: { url: string; headers: Record<string, string>; signal?: AbortSignal }) => Promise<Readable>;
 
@@ -37,13 +44,6 @@ export const directQdrantDownload: QdrantDownload = async ({ url, headers, signa
   }
   return Readable.fromWeb(res.body as any);
 };
-
-/** A Qdrant answer other than 2xx, or no answer at all (status 0). */
-export class QdrantError extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
-  }
-}
 
 export type ShardState = 'Active' | 'Partial' | 'Dead' | 'Initializing' | 'Listener' | 'PartialSnapshot' | 'Recovery' | 'Resharding' | 'ReshardingScaleDown';
 

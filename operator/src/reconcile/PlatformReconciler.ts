@@ -18,6 +18,7 @@ import { Recreation, statefulSetRecreation } from './statefulSetRecreation';
 import { LastWrites } from './LastWrites';
 import { QdrantScaleDown, ScaleDownStep } from './QdrantScaleDown';
 import { QdrantRebalance } from './QdrantRebalance';
+import { QdrantRepair } from './QdrantRepair';
 import { qdrantUpgradePartition, UpgradeStep } from './qdrantUpgradePartition';
 import { qdrantUnsettled } from '../qdrant/qdrantUnsettled';
 import { podOfPeerUri } from '../qdrant/observeCluster';
@@ -84,6 +85,13 @@ export interface ReconcilerOptions {
   drainPollMs?: number;
   /** How long a cluster-info answer is trusted before Qdrant is asked again. */
   clusterInfoTtlMs?: number;
+  /**
+   * How long a Qdrant replica stays Dead before the operator replicates its
+   * shard from a healthy copy onto another peer and drops it. Default 120 s:
+   * Qdrant recovers a replica itself when its peer comes back, which a
+   * restarted pod does well within that.
+   */
+  deadReplicaGraceMs?: number;
   /**
    * Status changes that only move counts or messages (no phase, condition or
    * generation change) are written at most this often per platform; the
@@ -206,6 +214,7 @@ export class PlatformReconciler {
   private readonly peers: QdrantPeerClient;
   private readonly servers?: InferenceServerStates;
   private readonly rebalance: QdrantRebalance;
+  private readonly repair: QdrantRepair;
 
   constructor(private readonly o: ReconcilerOptions) {
     this.qdrant = o.qdrant ?? new QdrantAdminClient();
@@ -220,6 +229,7 @@ export class PlatformReconciler {
     };
     this.scaleDown = new QdrantScaleDown(peerDeps);
     this.rebalance = new QdrantRebalance(peerDeps);
+    this.repair = new QdrantRepair({ ...peerDeps, graceMs: o.deadReplicaGraceMs ?? 120_000 });
     const { platforms, pods, ...children } = o.caches;
     for (const cache of Object.values(children)) {
       cache.on((_type, obj) => this.lastWrites.observed(objectId(obj.kind, obj.metadata.namespace, obj.metadata.name)));
@@ -235,6 +245,7 @@ export class PlatformReconciler {
       // Children carry owner references; the garbage collector removes them.
       this.clusterInfo.delete(key);
       this.servers?.forget(key);
+      this.repair.forget(key);
       this.lastStatusWrite.delete(key);
       return {};
     }
@@ -303,6 +314,16 @@ export class PlatformReconciler {
         await this.rebalance.step(p, names.qdrant(p), spec.qdrant.replicas, await this.readApiKey(p, spec.qdrant.apiKeySecretRef), events);
       } catch (e) {
         logger.warn('Rebalancing Qdrant failed', { name, namespace, error: String(e) });
+      }
+    }
+    // Replicas that stay Dead are replaced from a healthy copy (not while
+    // peers are being restarted or removed on purpose).
+    const rolling = !!sts && sts.status?.updateRevision !== sts.status?.currentRevision;
+    if (!scaleDown && sts && !stsLeaving && !recreation && !rolling && QdrantRepair.needed(clusterInfo)) {
+      try {
+        await this.repair.step(key, p, names.qdrant(p), sts.spec?.replicas ?? spec.qdrant.replicas, await this.readApiKey(p, spec.qdrant.apiKeySecretRef), events);
+      } catch (e) {
+        logger.warn('Repairing Qdrant failed', { name, namespace, error: String(e) });
       }
     }
     const children: Child[] = [

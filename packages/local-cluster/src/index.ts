@@ -10,3 +10,4 @@ export { qdrantBinary } from './realNode/imageMap';
 export { QdrantClusterDouble, closeServer } from './simulatedQdrant/QdrantClusterDouble';
 export type { RecordedCall } from './simulatedQdrant/QdrantClusterDouble';
 export { SimulatedQdrant } from './simulatedQdrant/SimulatedQdrant';
+export { S3TestServer, ensureVersitygw, VERSITYGW_VERSION } from './s3/S3TestServer';

@@ -1,5 +1,6 @@
 import {
   CreateBucketCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
@@ -7,12 +8,11 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { modelCacheDir } from '../onnx/modelCacheDir';
-import { makeTempDir } from './tempDir';
+import os from 'node:os';
+import { findRepoRoot } from '../LocalCluster';
 
 /** Pinned in tools/s3server/go.mod; bump both together. */
 export const VERSITYGW_VERSION = 'v1.8.0';
-const TOOL_MODULE = path.resolve(__dirname, '..', '..', 'tools', 's3server');
 
 /**
  * Path of the versitygw binary (an Apache-2.0 S3 gateway, here over a
@@ -20,11 +20,13 @@ const TOOL_MODULE = path.resolve(__dirname, '..', '..', 'tools', 's3server');
  * use. Takes a few minutes once per machine; never committed.
  */
 export function ensureVersitygw(): string {
-  const bin = path.join(
-    path.dirname(modelCacheDir()),
-    'tools',
-    `versitygw-${VERSITYGW_VERSION}`,
-  );
+  const cache =
+    process.env.CV_PLATFORM_CACHE ??
+    path.join(
+      process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'),
+      'cv-platform',
+    );
+  const bin = path.join(cache, 'tools', `versitygw-${VERSITYGW_VERSION}`);
   if (fs.existsSync(bin)) return bin;
   fs.mkdirSync(path.dirname(bin), { recursive: true });
   const tmp = `${bin}.${process.pid}.tmp`;
@@ -38,7 +40,7 @@ export function ensureVersitygw(): string {
       'github.com/versity/versitygw/cmd/versitygw',
     ],
     {
-      cwd: TOOL_MODULE,
+      cwd: path.join(findRepoRoot(), 'tools', 's3server'),
       stdio: 'inherit',
       env: { ...process.env, GOFLAGS: '-mod=mod' },
     },
@@ -91,7 +93,11 @@ export class S3TestServer {
   /** host: the address to listen on (a real node's pods reach the host at its bridge address). */
   async start(host = '127.0.0.1', fixedPort?: number): Promise<void> {
     const bin = ensureVersitygw();
-    this.temp = makeTempDir('versitygw-');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'versitygw-'));
+    this.temp = {
+      dir,
+      cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
+    };
     const root = path.join(this.temp.dir, 'root');
     fs.mkdirSync(root);
     const port = fixedPort ?? (await freePort());
@@ -117,12 +123,8 @@ export class S3TestServer {
     this.endpoint = `http://${host}:${port}`;
   }
 
-  /** Creates a bucket holding these objects (key -> bytes), as the server's own client. */
-  async putObjects(
-    bucket: string,
-    objects: Record<string, Buffer>,
-  ): Promise<void> {
-    const client = new S3Client({
+  private client(): S3Client {
+    return new S3Client({
       region: 'us-east-1',
       endpoint: this.endpoint,
       forcePathStyle: true,
@@ -131,6 +133,27 @@ export class S3TestServer {
         secretAccessKey: this.secretAccessKey,
       },
     });
+  }
+
+  /** The keys in a bucket under a prefix, sorted. */
+  async listKeys(bucket: string, prefix = ''): Promise<string[]> {
+    const client = this.client();
+    try {
+      const res = await client.send(
+        new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }),
+      );
+      return (res.Contents ?? []).map(o => o.Key!).sort();
+    } finally {
+      client.destroy();
+    }
+  }
+
+  /** Creates a bucket holding these objects (key -> bytes), as the server's own client. */
+  async putObjects(
+    bucket: string,
+    objects: Record<string, Buffer>,
+  ): Promise<void> {
+    const client = this.client();
     try {
       await client.send(new CreateBucketCommand({ Bucket: bucket }));
       for (const [key, body] of Object.entries(objects)) {
