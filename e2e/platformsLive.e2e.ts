@@ -14,7 +14,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Page } from 'playwright-core';
-import { createTestNamespace, LocalCluster } from '@cv-platform/local-cluster';
+import {
+  createTestNamespace,
+  LocalCluster,
+  S3TestServer,
+} from '@cv-platform/local-cluster';
 import { launchChromium } from './support/launchChromium';
 import { buildApp, Portal, repoRoot } from './support/Portal';
 import {
@@ -47,6 +51,7 @@ async function main() {
   fs.rmSync(path.join(artifacts, 'platformsLive-failure.png'), { force: true });
   let cluster: LocalCluster | undefined;
   let portal: Portal | undefined;
+  const s3 = new S3TestServer();
   let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
   try {
     buildApp();
@@ -243,6 +248,114 @@ async function main() {
     );
 
     await run.check(
+      'the Backups card backs up now and restores that backup, live',
+      async () => {
+        // A collection of three points in the platform's simulated Qdrant,
+        // and a backup target on a real S3 server.
+        const qdrant = cluster!
+          .env()
+          .CV_QDRANT_URL_TEMPLATE.replace('{namespace}', namespace)
+          .replace('{statefulSet}', `${NAME}-qdrant`);
+        const put = async (p: string, body: unknown) => {
+          const r = await fetch(`${qdrant}${p}`, {
+            method: 'PUT',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify(body),
+          });
+          if (!r.ok) throw new Error(`PUT ${p}: ${r.status} ${await r.text()}`);
+        };
+        await put('/collections/images', {
+          vectors: { size: 4, distance: 'Cosine' },
+          shard_number: 2,
+          replication_factor: 2,
+        });
+        await put('/collections/images/points?wait=true', {
+          points: [1, 2, 3].map(id => ({
+            id,
+            vector: [id, 1, 0, 0],
+            payload: { id },
+          })),
+        });
+        await s3.start();
+        await s3.putObjects('backups', {});
+        await cluster!.apply({
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: 'backup-store', namespace },
+          stringData: {
+            AWS_ACCESS_KEY_ID: s3.accessKeyId,
+            AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
+          },
+        });
+        const res = await cluster!.api.request(
+          'PATCH',
+          crPath,
+          {
+            spec: {
+              qdrant: {
+                backup: {
+                  schedule: '0 3 * * *',
+                  s3: {
+                    bucket: 'backups',
+                    endpoint: s3.endpoint,
+                    region: 'us-east-1',
+                    credentialsSecretRef: { name: 'backup-store' },
+                  },
+                },
+              },
+            },
+          },
+          'application/merge-patch+json',
+        );
+        if (res.status !== 200)
+          throw new Error(
+            `patch answered ${res.status}: ${JSON.stringify(res.body)}`,
+          );
+        const backUp = page.getByRole('button', { name: 'Back up now' });
+        await backUp.waitFor({ timeout: 30_000 });
+        await backUp.click();
+        const restore = page.getByRole('button', { name: /^Restore backup / });
+        await restore.waitFor({ timeout: 60_000 });
+        const row = page.locator('[data-testid^="backup-"]').first();
+        const rowText = (await row.textContent()) ?? '';
+        if (!/Manual/.test(rowText) || !/images/.test(rowText))
+          throw new Error(`backup row reads: ${rowText}`);
+        await restore.click();
+        await page
+          .getByRole('button', { name: 'Restore', exact: true })
+          .click();
+        await waitFor(
+          'a restore row that Succeeded',
+          async () =>
+            /Succeeded/.test(
+              (await page
+                .locator('[data-testid="restore-row"]')
+                .first()
+                .textContent({ timeout: 1000 })
+                .catch(() => '')) ?? '',
+            ),
+          { timeoutMs: 60_000 },
+        );
+        const restored =
+          (await page
+            .locator('[data-testid="restore-row"]')
+            .first()
+            .textContent()) ?? '';
+        if (!/restored images \(3 points, 3 in the backup\)/.test(restored))
+          throw new Error(`restore row reads: ${restored}`);
+        await page
+          .locator('[data-testid="restore-row"]')
+          .first()
+          .scrollIntoViewIfNeeded();
+        await page.screenshot({
+          path: path.join(artifacts, 'platformsLive-backups.png'),
+          fullPage: true,
+        });
+        if (!(await samePage(page))) throw new Error('the page was reloaded');
+      },
+    );
+
+    await run.check(
       "a component's entity page shows the platform it names, live",
       async () => {
         const token = await portal!.guestToken();
@@ -297,6 +410,7 @@ async function main() {
     await browser?.close();
     await portal?.stop();
     await cluster?.stop();
+    await s3.stop();
   }
   run.finish();
 }

@@ -22,7 +22,14 @@ import { BackupController } from './backup/BackupController';
 import { RestoreController } from './backup/RestoreController';
 import { QdrantAccess } from './backup/takeBackup';
 import { qdrantUrlTemplate } from './qdrant/qdrantUrlTemplate';
-import { ReadServerState, apiServerProxyServerState, directServerState } from './inference/InferenceServerStates';
+import {
+  ReadServerState,
+  ReloadServerModel,
+  apiServerProxyModelReload,
+  apiServerProxyServerState,
+  directModelReload,
+  directServerState,
+} from './inference/InferenceServerStates';
 
 export interface OperatorOptions {
   kubeConfig: KubeConfig;
@@ -77,6 +84,12 @@ export interface OperatorOptions {
 function serverStateReader(options: OperatorOptions, client: KubeClient, templated: boolean): ReadServerState | undefined {
   if (options.qdrantAccess === 'apiServerProxy') return apiServerProxyServerState(client);
   return templated ? undefined : directServerState;
+}
+
+/** Servers are reached as their state is read: through the pod proxy, straight, or (simulated pods) not at all. */
+function modelReloader(options: OperatorOptions, client: KubeClient, templated: boolean): ReloadServerModel | undefined {
+  if (options.qdrantAccess === 'apiServerProxy') return apiServerProxyModelReload(client);
+  return templated ? undefined : directModelReload;
 }
 
 export interface PlatformEvent {
@@ -181,6 +194,7 @@ export class Operator {
       // Behind a URL template the operator is outside the cluster network and
       // has no way to the servers but the API server's proxy.
       readServerState: serverStateReader(options, this.client, templated),
+      reloadServerModel: modelReloader(options, this.client, templated),
     });
     this.restoresCache = mk(Resources.inferencePlatformRestores);
     const peerClient = new QdrantPeerClient(qdrantRequest);

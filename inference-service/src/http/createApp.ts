@@ -20,6 +20,8 @@ export interface Readiness {
     version: number;
     dim: number;
     source: string;
+    /** The model's URL (for a file the model-loader fetched, the URL it came from). */
+    url?: string;
     /** Where the model runs: cuda, or cpu (with the reason when CUDA was asked for). */
     executionProvider?: string;
     fallbackReason?: string;
@@ -33,7 +35,7 @@ export interface AppDeps {
   metrics: Metrics;
   limits: { maxImageBytes: number; maxK: number; maxInflight: number };
   readiness: () => Promise<Readiness>;
-  reload: () => Promise<object>;
+  reload: (modelUrl?: string) => Promise<object>;
   log?: (
     level: 'info' | 'warn' | 'error',
     msg: string,
@@ -50,6 +52,23 @@ const route =
   (fn: Handler) => (req: Request, res: Response, next: NextFunction) => {
     fn(req, res).catch(next);
   };
+
+/** The URL a reload may name: what the model-loader fetches, never a local path. */
+function parseModelUrl(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (
+    typeof value !== 'string' ||
+    value.length > 2048 ||
+    !/^(s3|https?):\/\/[^\s]+$/.test(value)
+  ) {
+    throw new HttpError(
+      400,
+      'invalid_model_url',
+      'modelUrl must be an s3://, http:// or https:// URL',
+    );
+  }
+  return value;
+}
 
 function parseId(value: string | undefined): string {
   if (value === undefined || value === '')
@@ -304,10 +323,13 @@ export function createApp(deps: AppDeps): express.Express {
     }),
   );
 
+  // An admin call (the operator's hot reload): restrict who reaches the
+  // port, e.g. with a NetworkPolicy, as for any endpoint that fetches a URL.
   app.post(
     '/v1/model/reload',
-    route(async (_req, res) => {
-      res.json(await deps.reload());
+    express.json({ limit: '16kb' }),
+    route(async (req, res) => {
+      res.json(await deps.reload(parseModelUrl(req.body?.modelUrl)));
     }),
   );
 

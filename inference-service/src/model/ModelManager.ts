@@ -33,6 +33,12 @@ export class LoadedModel {
   constructor(
     readonly version: number,
     readonly source: string,
+    /**
+     * The model's URL as the operator names it: the one it was loaded from,
+     * or, for a file the model-loader init container fetched, the URL
+     * recorded beside it.
+     */
+    readonly url: string,
     readonly spec: ModelSpec,
     readonly loadSeconds: number,
     private readonly pool: WorkerPool,
@@ -88,7 +94,9 @@ export class ModelManager {
   private active?: LoadedModel;
   private lastError?: string;
   private version = 0;
-  private loading?: Promise<LoadedModel>;
+  private loading?: { url: string; done: Promise<LoadedModel> };
+  /** What reload() without a URL loads: the configured model, then the last one reloaded by URL. */
+  private url?: string;
   private stopped = false;
   private retryTimer?: NodeJS.Timeout;
   private attempt = 0;
@@ -96,6 +104,7 @@ export class ModelManager {
   private listeners: Array<(m: LoadedModel) => void> = [];
 
   constructor(private readonly options: ModelManagerOptions) {
+    this.url = options.modelUrl;
     options.metrics?.setQueueDepthSource(
       () => this.active?.batcher.queueDepth ?? 0,
     );
@@ -111,8 +120,7 @@ export class ModelManager {
       const failure = this.active.failure;
       return failure ? `model workers failed: ${failure.message}` : undefined;
     }
-    if (!this.options.modelUrl)
-      return 'no model configured (set MODEL_URL or MODEL_PATH)';
+    if (!this.url) return 'no model configured (set MODEL_URL or MODEL_PATH)';
     return this.lastError
       ? `model not loaded: ${this.lastError}`
       : 'model loading';
@@ -129,27 +137,41 @@ export class ModelManager {
 
   /** Starts loading in the background, retrying with backoff until it works. */
   start(): void {
-    if (!this.options.modelUrl) return;
+    if (!this.url) return;
     this.tryInitialLoad();
   }
 
   /**
-   * Loads the configured model again (e.g. a new file at MODEL_PATH or a new
-   * object behind MODEL_URL) and swaps it in. Concurrent calls share one load.
+   * Loads a model beside the serving one and swaps it in once it has run:
+   * `url` (a new model, fetched by this process), or without one the current
+   * model again (e.g. a new file at MODEL_PATH or a new object behind
+   * MODEL_URL). Calls for the URL being loaded share that load; another URL
+   * waits for it. A load that fails leaves the serving model as it was.
    */
-  reload(): Promise<LoadedModel> {
-    if (!this.options.modelUrl)
+  reload(url?: string): Promise<LoadedModel> {
+    const target = url ?? this.url;
+    if (!target)
       return Promise.reject(new ModelRejectedError('no model configured'));
-    this.loading ??= this.load().finally(() => {
-      this.loading = undefined;
-    });
-    return this.loading;
+    if (this.loading?.url === target) return this.loading.done;
+    const before = this.loading?.done.catch(() => undefined);
+    const done = (async () => {
+      await before;
+      return this.load(target);
+    })();
+    const entry = { url: target, done };
+    this.loading = entry;
+    done
+      .finally(() => {
+        if (this.loading === entry) this.loading = undefined;
+      })
+      .catch(() => undefined);
+    return done;
   }
 
   async close(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retryTimer);
-    await this.loading?.catch(() => undefined);
+    await this.loading?.done.catch(() => undefined);
     const active = this.active;
     this.active = undefined;
     await active?.retire();
@@ -173,12 +195,12 @@ export class ModelManager {
     });
   }
 
-  private async load(): Promise<LoadedModel> {
+  private async load(url: string): Promise<LoadedModel> {
     const { options } = this;
     const started = process.hrtime.bigint();
     let pool: WorkerPool | undefined;
     try {
-      const fetched = await fetchModel(options.modelUrl!, options.fetch);
+      const fetched = await fetchModel(url, options.fetch);
       try {
         pool = await WorkerPool.create({
           modelPath: fetched.path,
@@ -229,7 +251,8 @@ export class ModelManager {
       const loadSeconds = Number(process.hrtime.bigint() - started) / 1e9;
       const model = new LoadedModel(
         ++this.version,
-        fetchedSource(options.modelUrl!),
+        fetchedSource(url),
+        originOf(url),
         spec,
         loadSeconds,
         p,
@@ -237,6 +260,7 @@ export class ModelManager {
       );
       const previous = this.active;
       this.active = model;
+      this.url = url;
       this.lastError = undefined;
       this.attempt = 0;
       options.metrics?.modelLoads.inc({ result: 'success' });
@@ -267,4 +291,17 @@ export class ModelManager {
 
 function fetchedSource(url: string): string {
   return url.replace(/\/\/[^/@]*@/, '//');
+}
+
+/** A local file's origin as the model-loader recorded it (`<file>.source`), else the URL itself without credentials. */
+function originOf(url: string): string {
+  if (url.startsWith('/')) {
+    try {
+      const recorded = fs.readFileSync(`${url}.source`, 'utf8').trim();
+      if (recorded) return fetchedSource(recorded);
+    } catch {
+      // Not fetched by the loader: the path is its name.
+    }
+  }
+  return fetchedSource(url);
 }

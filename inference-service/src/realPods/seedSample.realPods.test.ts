@@ -18,6 +18,8 @@ import {
 import { Operator, loadKubeConfig, names } from '@cv-platform/operator';
 import { ensureMobileNetV2Onnx } from '../__testUtils__/nsfwjsMobileNetV2';
 import { nearDuplicates, renderScene } from '../__testUtils__/syntheticImages';
+import { makeTempDir } from '../__testUtils__/tempDir';
+import { writeTinyModel } from '../__testUtils__/writeTinyModel';
 
 /**
  * The seed sample on real pods: the operator's StatefulSet and Deployment run
@@ -463,29 +465,73 @@ describe('the seed sample on real pods', () => {
     expect(events.map((e: any) => e.reason)).toContain('Degraded');
   });
 
-  it('reports the model per version: a model that cannot load leaves the old one serving, Degraded; a good one rolls out', async () => {
+  it('hot-reloads a new model: no pod restarts, no failed search; a model that cannot load or has another dimension leaves the old one serving, Degraded', async () => {
+    const name = 'image-retrieval-prod';
+    const serverPods = async () =>
+      (await pods('app.kubernetes.io/name=inference-service'))
+        .map((x: any) => ({
+          name: x.metadata.name,
+          uid: x.metadata.uid,
+          restarts: x.status.containerStatuses.map((c: any) => c.restartCount),
+        }))
+        .sort((a: any, b: any) => a.name.localeCompare(b.name));
+    const before = await serverPods();
+    expect(before).toHaveLength(2);
+    const deploymentGeneration = async () =>
+      (
+        await cluster.request(
+          'GET',
+          `/apis/apps/v1/namespaces/${ns}/deployments/${name}-inference`,
+        )
+      ).body.metadata.generation;
+    const generation = await deploymentGeneration();
+
     const missing = 's3://models/missing-v2.onnx';
-    await patchPlatform('image-retrieval-prod', {
-      spec: { inference: { modelUrl: missing } },
-    });
-    const degraded = await waitForPhase('image-retrieval-prod', 'Degraded');
+    await patchPlatform(name, { spec: { inference: { modelUrl: missing } } });
+    const degraded = await waitForPhase(name, 'Degraded');
     expect(degraded.status.model).toEqual({
       desired: missing,
       loaded: { [MODEL_URL]: 2 },
     });
     expect(condition(degraded, 'ModelLoaded')).toMatchObject({
       status: 'False',
-      reason: 'ModelDownloadFailed',
+      reason: 'ModelReloadFailed',
     });
     expect(degraded.status.message).toMatch(
-      /model-loader failed .*; still serving s3:\/\/models\/mobilenet-v2\.onnx on 2 pods/,
+      /could not load s3:\/\/models\/missing-v2\.onnx: reload failed, still serving the previous model: .*; still serving s3:\/\/models\/mobilenet-v2\.onnx on 2 pods/,
     );
-    expect(condition(degraded, 'Ready')).toMatchObject({ status: 'False' });
-
-    await patchPlatform('image-retrieval-prod', {
-      spec: { inference: { modelUrl: MODEL_B } },
+    expect(condition(degraded, 'ModelUpdating')).toMatchObject({
+      status: 'True',
+      reason: 'Blocked',
     });
-    const fixed = await waitForPhase('image-retrieval-prod', 'Ready');
+
+    // Searches through the Service while the servers swap models (bounded).
+    const svc = (
+      await cluster.request(
+        'GET',
+        `/api/v1/namespaces/${ns}/services/${names.inference(degraded)}`,
+      )
+    ).body;
+    const base = `http://${svc.spec.clusterIP}:${svc.spec.ports[0].port}`;
+    const query = await renderScene(2003);
+    let searching = true;
+    const statuses: number[] = [];
+    const loop = (async () => {
+      const until = Date.now() + 240_000;
+      while (searching && statuses.length < 5000 && Date.now() < until) {
+        const r = await fetch(`${base}/v1/search?k=1`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/octet-stream' },
+          body: query,
+        }).catch(() => undefined);
+        statuses.push(r?.status ?? 0);
+        await r?.arrayBuffer();
+      }
+    })();
+    await patchPlatform(name, { spec: { inference: { modelUrl: MODEL_B } } });
+    const fixed = await waitForPhase(name, 'Ready');
+    searching = false;
+    await loop;
     expect(fixed.status.model).toEqual({
       desired: MODEL_B,
       loaded: { [MODEL_B]: 2 },
@@ -494,6 +540,37 @@ describe('the seed sample on real pods', () => {
       status: 'True',
       message: `model ${MODEL_B} loaded on 2 ready pods`,
     });
+    expect(condition(fixed, 'ModelUpdating')).toMatchObject({
+      status: 'False',
+    });
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.filter(x => x !== 200)).toEqual([]);
+    // The same pods, never restarted, and no rollout.
+    expect(await serverPods()).toEqual(before);
+    expect(await deploymentGeneration()).toBe(generation);
+
+    // Another embedding dimension: the collection's is fixed.
+    const tiny = makeTempDir();
+    try {
+      const { path: tinyPath } = writeTinyModel(tiny.dir, { dim: 8, size: 16 });
+      await s3.putObjects('models', { 'tiny.onnx': fs.readFileSync(tinyPath) });
+    } finally {
+      tiny.cleanup();
+    }
+    await patchPlatform(name, {
+      spec: { inference: { modelUrl: 's3://models/tiny.onnx' } },
+    });
+    const refused = await waitForPhase(name, 'Degraded');
+    expect(condition(refused, 'ModelLoaded')).toMatchObject({
+      status: 'False',
+      reason: 'ModelRejected',
+    });
+    expect(refused.status.message).toMatch(
+      /new model produces 8-d embeddings but collection "images" holds 1280-d vectors.*name a new spec\.inference\.collection/,
+    );
+    await patchPlatform(name, { spec: { inference: { modelUrl: MODEL_B } } });
+    await waitForPhase(name, 'Ready');
+    expect(await serverPods()).toEqual(before);
   });
 
   it("fails a platform whose model cannot be downloaded with the loader's reason, and recovers when fixed", async () => {

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
 import path from 'node:path';
 import sharp from 'sharp';
 import request from 'supertest';
@@ -130,6 +132,79 @@ describe('hot reload', () => {
         .expect(200);
     } finally {
       await service.close();
+      tmp.cleanup();
+    }
+  });
+});
+
+describe('hot reload by URL', () => {
+  it('fetches a new model itself, reports the URL it serves, and refuses what it must not fetch', async () => {
+    const tmp = makeTempDir();
+    const first = writeTinyModel(tmp.dir, { seed: 1, size: 16, dim: 8 });
+    // As the model-loader leaves it: the file and the URL it came from.
+    fs.writeFileSync(`${first.path}.source`, 's3://models/a.onnx');
+    const served = path.join(tmp.dir, 'served');
+    fs.mkdirSync(served);
+    writeTinyModel(served, { seed: 2, size: 16, dim: 8 }, 'b.onnx');
+    const files = http.createServer((req, res) => {
+      const file = path.join(served, path.basename(req.url ?? ''));
+      if (!fs.existsSync(file)) {
+        res.writeHead(404).end();
+        return;
+      }
+      res.writeHead(200).end(fs.readFileSync(file));
+    });
+    await new Promise<void>(r => files.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+    const service = createService(testConfig({ MODEL_PATH: first.path }));
+    try {
+      await service.started;
+      const before = await request(service.app).get('/readyz').expect(200);
+      expect(before.body.model).toMatchObject({
+        version: 1,
+        url: 's3://models/a.onnx',
+      });
+
+      const reloaded = await request(service.app)
+        .post('/v1/model/reload')
+        .send({ modelUrl: `${base}/b.onnx` })
+        .expect(200);
+      expect(reloaded.body).toMatchObject({
+        version: 2,
+        dim: 8,
+        url: `${base}/b.onnx`,
+      });
+      const after = await request(service.app).get('/readyz').expect(200);
+      expect(after.body.model).toMatchObject({
+        version: 2,
+        url: `${base}/b.onnx`,
+      });
+      // A plain reload (SIGHUP) reloads what is serving now.
+      expect((await service.reload()).url).toBe(`${base}/b.onnx`);
+
+      // A model that cannot be fetched leaves the serving one in place.
+      const missing = await request(service.app)
+        .post('/v1/model/reload')
+        .send({ modelUrl: `${base}/missing.onnx` })
+        .expect(500);
+      expect(missing.body.error.message).toMatch(
+        /still serving the previous model/,
+      );
+      for (const modelUrl of ['file:///etc/passwd', '/models/x.onnx', 42]) {
+        const bad = await request(service.app)
+          .post('/v1/model/reload')
+          .send({ modelUrl })
+          .expect(400);
+        expect(bad.body.error.code).toBe('invalid_model_url');
+      }
+      const still = await request(service.app).get('/readyz').expect(200);
+      expect(still.body.model).toMatchObject({
+        version: 3,
+        url: `${base}/b.onnx`,
+      });
+    } finally {
+      await service.close();
+      files.close();
       tmp.cleanup();
     }
   });

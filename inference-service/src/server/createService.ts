@@ -25,7 +25,8 @@ export interface Service {
    */
   started: Promise<void>;
   readiness(): Promise<Readiness>;
-  reload(): Promise<ReloadResult>;
+  /** Loads `modelUrl` (or the current model again) beside the serving one and swaps it in. */
+  reload(modelUrl?: string): Promise<ReloadResult>;
   close(): Promise<void>;
 }
 
@@ -33,6 +34,7 @@ export interface ReloadResult {
   version: number;
   dim: number;
   source: string;
+  url: string;
   loadSeconds: number;
 }
 
@@ -183,6 +185,7 @@ export function createService(
             version: m.version,
             dim: m.spec.dim,
             source: m.source,
+            url: m.url,
             executionProvider: m.executionProvider,
             ...(m.fallbackReason ? { fallbackReason: m.fallbackReason } : {}),
           }
@@ -191,13 +194,14 @@ export function createService(
     };
   };
 
-  const reload = async (): Promise<ReloadResult> => {
+  const reload = async (modelUrl?: string): Promise<ReloadResult> => {
     try {
-      const m = await models.reload();
+      const m = await models.reload(modelUrl);
       return {
         version: m.version,
         dim: m.spec.dim,
         source: m.source,
+        url: m.url,
         loadSeconds: m.loadSeconds,
       };
     } catch (err) {

@@ -5,6 +5,8 @@ import { isPodReady } from '../status/isPodReady';
 export interface InferenceServerState {
   /** The model version it serves. */
   modelVersion?: string;
+  /** The URL of the model it serves (what spec.inference.modelUrl names). */
+  modelUrl?: string;
   /** Where onnxruntime runs the model. */
   executionProvider?: 'cpu' | 'cuda';
   /** Why CUDA was asked for and the CPU runs the model instead. */
@@ -36,11 +38,60 @@ export function apiServerProxyServerState(client: KubeClient): ReadServerState {
   };
 }
 
+/** Asks one pod's server to load a model (`POST /v1/model/reload`); resolves with its answer, rejects with its reason. */
+export type ReloadServerModel = (
+  pod: { metadata: { name: string; namespace: string }; status?: { podIP?: string } },
+  port: number,
+  modelUrl: string,
+  timeoutMs: number,
+) => Promise<unknown>;
+
+/** A server's refusal to load a model: 409 when it refuses it for good (e.g. another embedding dimension). */
+export class ModelReloadError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+const reasonOf = (body: any, status: number) => new ModelReloadError(status, body?.error?.message ?? `HTTP ${status}`);
+
+export const directModelReload: ReloadServerModel = async (pod, port, modelUrl, timeoutMs) => {
+  if (!pod.status?.podIP) throw new Error('the pod has no IP yet');
+  const res = await fetch(`http://${pod.status.podIP}:${port}/v1/model/reload`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ modelUrl }),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const body: any = await res.json().catch(() => undefined);
+  if (!res.ok) throw reasonOf(body, res.status);
+  return body;
+};
+
+/** Through the API server's pod proxy (needs `create` on `pods/proxy`). */
+export function apiServerProxyModelReload(client: KubeClient): ReloadServerModel {
+  return async (pod, port, modelUrl, timeoutMs) => {
+    try {
+      return await client.request(
+        'POST',
+        `/api/v1/namespaces/${pod.metadata.namespace}/pods/http:${pod.metadata.name}:${port}/proxy/v1/model/reload`,
+        { modelUrl },
+        'application/json',
+        AbortSignal.timeout(timeoutMs),
+      );
+    } catch (e) {
+      if (e instanceof KubeApiError && typeof e.body === 'object') throw reasonOf(e.body, e.statusCode);
+      throw e;
+    }
+  };
+}
+
 function parse(answer: any): InferenceServerState | undefined {
   const model = answer?.model;
   if (!model || typeof model !== 'object') return undefined;
   const state: InferenceServerState = {};
   if (typeof model.version === 'string') state.modelVersion = model.version;
+  if (typeof model.url === 'string') state.modelUrl = model.url;
   if (model.executionProvider === 'cpu' || model.executionProvider === 'cuda') state.executionProvider = model.executionProvider;
   if (typeof model.fallbackReason === 'string') state.fallbackReason = model.fallbackReason;
   return state;
@@ -91,6 +142,12 @@ export class InferenceServerStates {
 
   forget(platformKey: string): void {
     this.known.delete(platformKey);
+  }
+
+  /** Asks this server again on the next look (it was told to change, e.g. to load another model). */
+  invalidate(platformKey: string, podName: string): void {
+    const entry = this.known.get(platformKey)?.get(podName);
+    if (entry) entry.at = -Infinity;
   }
 
   private ask(platformKey: string, pod: any, port: number, instance: string) {

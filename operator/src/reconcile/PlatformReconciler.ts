@@ -11,7 +11,8 @@ import { OperatorMetrics } from '../metrics/OperatorMetrics';
 import { QdrantAdminClient } from '../qdrant/QdrantAdminClient';
 import { stableClusterInfo } from '../qdrant/stableClusterInfo';
 import { Resources, SharedInformer } from '../runtime/SharedInformers';
-import { computeStatus, volumeWaitReportableInMs } from '../status/computeStatus';
+import { computeStatus, modelLoadFailure, volumeWaitReportableInMs } from '../status/computeStatus';
+import { isPodReady } from '../status/isPodReady';
 import { isSubset } from './isSubset';
 import { shortHash } from './shortHash';
 import { Recreation, statefulSetRecreation } from './statefulSetRecreation';
@@ -24,7 +25,8 @@ import { qdrantUnsettled } from '../qdrant/qdrantUnsettled';
 import { podOfPeerUri } from '../qdrant/observeCluster';
 import { strandedPeers } from '../qdrant/strandedPeers';
 import { readQdrantApiKey } from '../qdrant/readQdrantApiKey';
-import { InferenceServerStates, ReadServerState } from '../inference/InferenceServerStates';
+import { InferenceServerStates, ReadServerState, ReloadServerModel } from '../inference/InferenceServerStates';
+import { ModelHotReload } from '../inference/ModelHotReload';
 import { QdrantPeerClient, directQdrantRequest } from '../qdrant/QdrantPeerClient';
 import { FIELD_MANAGER, LABEL_COMPONENT, names } from './labels';
 import {
@@ -38,6 +40,7 @@ import {
 import {
   ANNOTATION_RESTARTED_FOR_TERM,
   ANNOTATION_SEEN_LEADER_TERM,
+  hotReload,
   inferenceConfigMap,
   inferenceDeployment,
   inferenceService,
@@ -104,6 +107,8 @@ export interface ReconcilerOptions {
   requeue?: (key: string) => void;
   /** Asks an inference server about itself (GET /readyz); not set: servers are not asked. */
   readServerState?: ReadServerState;
+  /** Asks an inference server to load a model (hot reload); not set: new models only reach new pods. */
+  reloadServerModel?: ReloadServerModel;
   now?: () => Date;
 }
 
@@ -172,6 +177,24 @@ export function restartOnNewLeader(deployment: any, live: any, cluster: QdrantCl
   }
 }
 
+/** On the inference pod template: the model URL for which pods with failing loaders were replaced. */
+export const ANNOTATION_RESTARTED_FOR_MODEL = 'cv.platform.tech/restarted-for-model';
+
+/**
+ * Hot reload needs a server that runs. When none is ready and the loaders
+ * are failing, a new model would otherwise reach the pods only when their
+ * crash-loop back-off (up to 5 minutes) next restarts a loader: the pods are
+ * replaced instead (a template annotation naming the model), once per model.
+ */
+export function restartForModel(deployment: any, live: any, modelUrl: string, pods: any[]) {
+  let restartedFor: string | undefined = live?.spec?.template?.metadata?.annotations?.[ANNOTATION_RESTARTED_FOR_MODEL];
+  if (live && !(live.status?.readyReplicas > 0) && restartedFor !== modelUrl && modelLoadFailure(pods, modelUrl, true)) restartedFor = modelUrl;
+  if (restartedFor) {
+    const t = deployment.spec.template.metadata;
+    t.annotations = { ...(t.annotations ?? {}), [ANNOTATION_RESTARTED_FOR_MODEL]: restartedFor };
+  }
+}
+
 /** The status without what is written only along with something else (status.qdrant.version). */
 function withoutCarried(status: any): any {
   if (!status?.qdrant?.version) return status;
@@ -213,6 +236,7 @@ export class PlatformReconciler {
   private readonly scaleDown: QdrantScaleDown;
   private readonly peers: QdrantPeerClient;
   private readonly servers?: InferenceServerStates;
+  private readonly modelReload?: ModelHotReload;
   private readonly rebalance: QdrantRebalance;
   private readonly repair: QdrantRepair;
 
@@ -220,7 +244,16 @@ export class PlatformReconciler {
     this.qdrant = o.qdrant ?? new QdrantAdminClient();
     this.peers = o.qdrantPeers ?? new QdrantPeerClient(directQdrantRequest);
     if (o.readServerState) {
-      this.servers = new InferenceServerStates({ read: o.readServerState, ttlMs: o.clusterInfoTtlMs ?? 60_000, changed: key => o.requeue?.(key) });
+      const servers = new InferenceServerStates({ read: o.readServerState, ttlMs: o.clusterInfoTtlMs ?? 60_000, changed: key => o.requeue?.(key) });
+      this.servers = servers;
+      if (o.reloadServerModel) {
+        this.modelReload = new ModelHotReload({
+          reload: o.reloadServerModel,
+          invalidate: (key, pod) => servers.invalidate(key, pod),
+          requeue: key => o.requeue?.(key),
+          logger: o.logger,
+        });
+      }
     }
     const peerDeps = {
       client: this.peers,
@@ -245,6 +278,7 @@ export class PlatformReconciler {
       // Children carry owner references; the garbage collector removes them.
       this.clusterInfo.delete(key);
       this.servers?.forget(key);
+      this.modelReload?.forget(key);
       this.repair.forget(key);
       this.lastStatusWrite.delete(key);
       return {};
@@ -344,6 +378,7 @@ export class PlatformReconciler {
       if (spec.qdrant.onLeaderChange === 'RestartInference') {
         restartOnNewLeader(deployment, caches.deployments.get(namespace, names.inference(p)), clusterInfo);
       }
+      if (hotReload(spec)) restartForModel(deployment, caches.deployments.get(namespace, names.inference(p)), spec.inference.modelUrl, inferencePods);
       children.push({ obj: deployment, ref: Resources.deployments, cache: caches.deployments });
     }
     children.push({ obj: inferenceService(p), ref: Resources.services, cache: caches.services });
@@ -367,6 +402,26 @@ export class PlatformReconciler {
         await this.deleteIfPresent(p, caches.pvcs, Resources.pvcs, pvc ? undefined : names.modelPvc(p));
       }
 
+      // A new model reaches running servers by hot reload once the Deployment has rolled out.
+      const inferenceServers = this.servers?.of(key, inferencePods, spec.inference.port);
+      const liveDeploy = caches.deployments.get(namespace, names.inference(p));
+      const settled =
+        !!liveDeploy &&
+        (liveDeploy.status?.observedGeneration ?? 0) >= (liveDeploy.metadata?.generation ?? 0) &&
+        (liveDeploy.status?.updatedReplicas ?? 0) === (liveDeploy.status?.replicas ?? 0);
+      const modelReloadFailures =
+        this.modelReload && inferenceServers && hotReload(spec) && settled
+          ? this.modelReload.step(
+              key,
+              p,
+              spec.inference.modelUrl,
+              inferencePods.filter(isPodReady),
+              inferenceServers,
+              spec.inference.port,
+              (spec.inference.modelSource.pullTimeoutSeconds + 120) * 1000,
+              events,
+            )
+          : undefined;
       const status = computeStatus(
         p,
         spec,
@@ -379,7 +434,8 @@ export class PlatformReconciler {
           qdrantPods,
           inferencePods,
           qdrantCluster: clusterInfo,
-          inferenceServers: this.servers?.of(key, inferencePods, spec.inference.port),
+          inferenceServers,
+          modelReloadFailures,
           qdrantScaleDown: scaleDown && scaleDown.status.step !== 'Done' ? scaleDown.status : undefined,
           qdrantUpgrade: upgrade,
           // Indexed by platform: a pass reads its own volumes, not every platform's.

@@ -43,7 +43,11 @@ export function inferenceConfigMap(p: InferencePlatform, spec: DefaultedSpec) {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: meta(p, names.inferenceConfig(p)),
-    data: { 'config.json': `${JSON.stringify(inferenceConfig(p, spec), null, 2)}\n` },
+    data: {
+      'config.json': `${JSON.stringify(inferenceConfig(p, spec), null, 2)}\n`,
+      // Outside config.json, whose hash rolls the pods: a hot-reloaded model does not.
+      [CONFIG_KEY_MODEL_URL]: spec.inference.modelUrl,
+    },
   };
 }
 
@@ -87,10 +91,20 @@ export function modelPathFor(spec: DefaultedSpec): string {
     return `${MODEL_DIR}/${url.slice('pvc://'.length).split('/').slice(1).join('/')}`;
   }
   if (spec.inference.modelSource.mode === 'pvc') {
-    return `${MODEL_DIR}/${shortHash(url)}/model.onnx`;
+    // Hot reload keeps the pod template as it is: one path, whose loader
+    // marker says which URL it holds.
+    return hotReload(spec) ? `${MODEL_DIR}/current/model.onnx` : `${MODEL_DIR}/${shortHash(url)}/model.onnx`;
   }
   return MODEL_PATH;
 }
+
+/** Whether a new modelUrl reaches running servers by hot reload (pvc:// models live in the pod's volumes: they roll out). */
+export function hotReload(spec: DefaultedSpec): boolean {
+  return spec.inference.modelUpdate === 'HotReload' && !spec.inference.modelUrl.startsWith('pvc://');
+}
+
+/** The ConfigMap key holding the model URL, which new pods' model-loader reads at start. */
+export const CONFIG_KEY_MODEL_URL = 'MODEL_URL';
 
 function apiKeyEnv(spec: DefaultedSpec) {
   const ref = spec.qdrant.apiKeySecretRef;
@@ -187,7 +201,9 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
           image: i.modelSource.loaderImage,
           args: ['fetch-model'],
           env: [
-            { name: 'MODEL_URL', value: i.modelUrl },
+            hotReload(spec)
+              ? { name: 'MODEL_URL', valueFrom: { configMapKeyRef: { name: names.inferenceConfig(p), key: CONFIG_KEY_MODEL_URL } } }
+              : { name: 'MODEL_URL', value: i.modelUrl },
             { name: 'MODEL_PATH', value: modelPathFor(spec) },
             { name: 'PULL_TIMEOUT_SECONDS', value: String(i.modelSource.pullTimeoutSeconds) },
             ...s3LoaderEnv(spec),
@@ -211,6 +227,8 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
       // back to the CPU (and says why in its log and /readyz) when it cannot load.
       ...(i.gpu.count > 0 ? [{ name: 'EXECUTION_PROVIDER', value: 'cuda' }] : []),
       ...apiKeyEnv(spec),
+      // A hot reload is fetched by the server itself, as the loader would.
+      ...(hotReload(spec) ? s3LoaderEnv(spec) : []),
     ],
     // Ready only once the model is loaded and Qdrant answers.
     readinessProbe: {
@@ -250,8 +268,8 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
       template: {
         metadata: {
           labels: childLabels(p, 'inference'),
-          // A new config or model rolls the pods.
-          annotations: { [ANNOTATION_CONFIG_HASH]: configHash, [ANNOTATION_MODEL_URL]: i.modelUrl },
+          // A new config rolls the pods, and so does a new model unless it is hot-reloaded.
+          annotations: { [ANNOTATION_CONFIG_HASH]: configHash, ...(hotReload(spec) ? {} : { [ANNOTATION_MODEL_URL]: i.modelUrl }) },
         },
         spec: {
           securityContext: POD_SECURITY,

@@ -9,7 +9,8 @@ import {
   QdrantClusterInfo,
   QdrantScaleDownStatus,
 } from '@cv-platform/inference-platform-api';
-import { ANNOTATION_MODEL_URL, MODEL_LOADER } from '../reconcile/inferenceChildren';
+import { ANNOTATION_MODEL_URL, MODEL_LOADER, hotReload } from '../reconcile/inferenceChildren';
+import type { ReloadFailure } from '../inference/ModelHotReload';
 import { ConditionInput, Reason, setCondition } from './conditions';
 import { selectorLabels, selectorString } from '../reconcile/labels';
 import { parseQuantity } from '../reconcile/isSubset';
@@ -29,6 +30,8 @@ export interface ObservedChildren {
   qdrantScaleDown?: QdrantScaleDownStatus;
   /** What each ready inference server says about itself, by pod (when the operator can ask them). */
   inferenceServers?: Record<string, InferenceServerState>;
+  /** Servers that could not hot-reload the desired model (they keep serving theirs). */
+  modelReloadFailures?: ReloadFailure[];
   /** An error from applying children in this pass. */
   reconcileError?: string;
 }
@@ -132,9 +135,10 @@ export function lastLogLine(message: string | undefined): string | undefined {
   return line;
 }
 
-export function modelLoadFailure(pods: any[], modelUrl: string): string | undefined {
+export function modelLoadFailure(pods: any[], modelUrl: string, hot = false): string | undefined {
   for (const pod of pods) {
-    if (pod.metadata?.annotations?.[ANNOTATION_MODEL_URL] !== modelUrl) continue;
+    // Hot reload: every loader reads the current URL when it (re)starts.
+    if (!hot && pod.metadata?.annotations?.[ANNOTATION_MODEL_URL] !== modelUrl) continue;
     const s = (pod.status?.initContainerStatuses ?? []).find((x: any) => x.name === MODEL_LOADER);
     if (!s) continue;
     const terminated = s.state?.terminated ?? s.lastState?.terminated;
@@ -148,14 +152,30 @@ export function modelLoadFailure(pods: any[], modelUrl: string): string | undefi
   return undefined;
 }
 
-/** Ready inference pods per model URL, read from each pod (not from the Deployment's template). */
-export function loadedModels(pods: any[]): Record<string, number> {
+/**
+ * Ready inference pods per model URL, read from each pod (not from the
+ * Deployment's template): the model its template names (Rollout, pvc://),
+ * else what the server says it serves. Without a way to ask the servers
+ * (`servers` undefined), a hot-reloaded pod counts as serving `fallback`.
+ */
+export function loadedModels(pods: any[], servers?: Record<string, InferenceServerState>, fallback?: string): Record<string, number> {
   const loaded: Record<string, number> = {};
   for (const pod of pods) {
-    const url = pod.metadata?.annotations?.[ANNOTATION_MODEL_URL];
-    if (url && isPodReady(pod)) loaded[url] = (loaded[url] ?? 0) + 1;
+    if (!isPodReady(pod)) continue;
+    const url =
+      pod.metadata?.annotations?.[ANNOTATION_MODEL_URL] ?? (servers ? servers[pod.metadata?.name]?.modelUrl : fallback);
+    if (url) loaded[url] = (loaded[url] ?? 0) + 1;
   }
   return loaded;
+}
+
+/** What servers' failed hot reloads say, for the status (undefined when none failed). */
+function reloadFailureText(failures: ReloadFailure[] | undefined): { message: string; rejected: boolean } | undefined {
+  if (!failures?.length) return undefined;
+  const rejected = failures.some(f => f.rejected);
+  const parts = failures.map(f => `pod ${f.pod} could not load ${f.url}: ${f.message}`);
+  const hint = rejected ? ' (the collection\'s dimension is fixed: to change it, name a new spec.inference.collection as well; the pods then roll)' : '';
+  return { message: `${parts.join('; ')}${hint}`, rejected };
 }
 
 /** The Deployment's own verdict that its rollout stalled. */
@@ -319,9 +339,11 @@ export function computeStatus(
   const qUnschedulable = unschedulableMessage(observed.qdrantPods);
   const iUnschedulable = unschedulableMessage(observed.inferencePods);
   const qVolumeWait = volumeWaitMessage(observed.qdrantPods, now);
-  const modelFailure = modelLoadFailure(observed.inferencePods, spec.inference.modelUrl);
+  const hot = hotReload(spec);
+  const reloadFailure = reloadFailureText(observed.modelReloadFailures);
+  const modelFailure = modelLoadFailure(observed.inferencePods, spec.inference.modelUrl, hot) ?? reloadFailure?.message;
   const desiredModel = spec.inference.modelUrl;
-  const loaded = loadedModels(observed.inferencePods);
+  const loaded = loadedModels(observed.inferencePods, observed.inferenceServers, hot ? desiredModel : undefined);
   const onDesired = loaded[desiredModel] ?? 0;
   // Ready pods still serving another model: a rollout in progress or stuck.
   const stillServing = describeLoaded(loaded, desiredModel);
@@ -401,14 +423,15 @@ export function computeStatus(
 
   let modelCond: ConditionInput;
   if (modelFailure) {
-    modelCond = { type: ConditionType.ModelLoaded, status: 'False', reason: Reason.ModelDownloadFailed, message: modelFailure };
+    const reason = modelFailure === reloadFailure?.message ? (reloadFailure.rejected ? Reason.ModelRejected : Reason.ModelReloadFailed) : Reason.ModelDownloadFailed;
+    modelCond = { type: ConditionType.ModelLoaded, status: 'False', reason, message: modelFailure };
   } else if (onDesired > 0 && !stillServing) {
     modelCond = { type: ConditionType.ModelLoaded, status: 'True', reason: Reason.ModelLoaded, message: `model ${desiredModel} loaded on ${onDesired} ready ${podWord(onDesired)}` };
   } else if (stillServing) {
     modelCond = {
       type: ConditionType.ModelLoaded,
       status: 'False',
-      reason: Reason.ModelRollingOut,
+      reason: hot ? Reason.ModelHotReloading : Reason.ModelRollingOut,
       message: `model ${desiredModel} on ${onDesired} ready ${podWord(onDesired)}; still serving ${stillServing}`,
     };
   } else if (!deploy) {
@@ -466,7 +489,7 @@ export function computeStatus(
   } else if (stillServing) {
     // Counts say done, but a pod still serves another model.
     phase = 'Loading';
-    message = `rolling out model ${desiredModel}: still serving ${stillServing}`;
+    message = `${hot ? 'hot reloading' : 'rolling out'} model ${desiredModel}: still serving ${stillServing}`;
   } else if (unread) {
     phase = 'Loading';
     message = unread;
@@ -493,6 +516,18 @@ export function computeStatus(
     : { type: ConditionType.Degraded, status: 'False', reason: Reason.AsExpected, message: 'no part has failed' };
 
   const inputs = [readyCond, progressingCond, degradedCond, qdrantCond, inferenceCond, modelCond];
+  if (deploy) {
+    inputs.push(
+      stillServing
+        ? {
+            type: ConditionType.ModelUpdating,
+            status: 'True',
+            reason: modelFailure ? Reason.Blocked : hot ? Reason.ModelHotReloading : Reason.ModelRollingOut,
+            message: `${onDesired} ready ${podWord(onDesired)} on ${desiredModel}; still serving ${stillServing}`,
+          }
+        : { type: ConditionType.ModelUpdating, status: 'False', reason: Reason.ModelUpToDate, message: `every ready server serves ${desiredModel}` },
+    );
+  }
   const small = volumesBelow(observed.qdrantVolumes ?? [], String(spec.qdrant.storageSize));
   if (small.length) {
     inputs.push({

@@ -494,6 +494,13 @@ export const inferencePlatformSchema: JSONSchemaProps = {
               maximum: 86400,
               default: 600,
             },
+            modelUpdate: {
+              type: 'string',
+              enum: ['HotReload', 'Rollout'],
+              default: 'HotReload',
+              description:
+                'How a new modelUrl reaches running servers. HotReload: each server fetches and loads it beside the old model and swaps, with no pod restart (the model volume must hold two models while it does). Rollout: a rolling update of the pods. pvc:// models always roll out.',
+            },
           },
           'x-kubernetes-validations': [
             {

@@ -63,6 +63,7 @@ const fullSpec: DeepRequired<InferencePlatformSpec> = {
     batchMaxLatencyMs: 5,
     progressDeadlineSeconds: 600,
     serviceAccountName: 'sa',
+    modelUpdate: 'HotReload',
   },
 };
 

@@ -145,7 +145,16 @@ export interface InferenceSpec {
   progressDeadlineSeconds?: number;
   /** ServiceAccount of the inference pods (e.g. one annotated for IRSA to read s3:// models). */
   serviceAccountName?: string;
+  /**
+   * How a new modelUrl reaches running servers. HotReload (default): each
+   * server fetches and loads it beside the old one and swaps, no pod
+   * restarts; new pods start with it. Rollout: a rolling update of the pods.
+   * pvc:// models always roll out (the volume is part of the pod).
+   */
+  modelUpdate?: ModelUpdateStrategy;
 }
+
+export type ModelUpdateStrategy = 'HotReload' | 'Rollout';
 
 export interface InferencePlatformSpec {
   qdrant: QdrantSpec;
@@ -329,6 +338,8 @@ export const ConditionType = {
   GPUUnused: 'GPUUnused',
   /** The last backup (spec.qdrant.backup) succeeded (True) or failed (False); written by the backup controller. */
   BackupSucceeded: 'BackupSucceeded',
+  /** True while ready servers still serve another model than spec.inference.modelUrl (a hot reload in progress). */
+  ModelUpdating: 'ModelUpdating',
 } as const;
 
 /** Setting it (to the current time, RFC 3339) asks for a backup now, as `kubectl rollout restart` asks for a restart. */

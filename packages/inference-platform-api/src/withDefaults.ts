@@ -50,6 +50,7 @@ export function withDefaults(spec: InferencePlatformSpec): DefaultedSpec {
       batchMaxSize: i.batchMaxSize ?? 16,
       batchMaxLatencyMs: i.batchMaxLatencyMs ?? 5,
       progressDeadlineSeconds: i.progressDeadlineSeconds ?? 600,
+      modelUpdate: i.modelUpdate ?? 'HotReload',
       gpu: { count: i.gpu?.count ?? 0, type: i.gpu?.type },
       modelSource: {
         mode: i.modelSource?.mode ?? 'emptyDir',

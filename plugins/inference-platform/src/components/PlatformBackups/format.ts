@@ -18,9 +18,12 @@ export function formatUtc(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-/** "3h ago" or "in 5h". */
+/** How far the page's shared clock may lag (it ticks every 30 s). */
+const CLOCK_LAG_MS = 30_000;
+
+/** "3h ago" or "in 5h"; a time just past the page's clock has most likely just passed. */
 export function formatRelative(ms: number, nowMs: number): string {
-  return ms > nowMs
-    ? `in ${formatAge(nowMs, ms)}`
-    : `${formatAge(ms, nowMs)} ago`;
+  if (ms > nowMs + CLOCK_LAG_MS) return `in ${formatAge(nowMs, ms)}`;
+  if (ms > nowMs) return 'just now';
+  return `${formatAge(ms, nowMs)} ago`;
 }
