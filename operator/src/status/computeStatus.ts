@@ -169,6 +169,8 @@ export function loadedModels(pods: any[], servers?: Record<string, InferenceServ
   return loaded;
 }
 
+const iReadyPods = (pods: any[]) => pods.filter(isPodReady).length;
+
 /** What servers' failed hot reloads say, for the status (undefined when none failed). */
 function reloadFailureText(failures: ReloadFailure[] | undefined): { message: string; rejected: boolean } | undefined {
   if (!failures?.length) return undefined;
@@ -344,6 +346,8 @@ export function computeStatus(
   const modelFailure = modelLoadFailure(observed.inferencePods, spec.inference.modelUrl, hot) ?? reloadFailure?.message;
   const desiredModel = spec.inference.modelUrl;
   const loaded = loadedModels(observed.inferencePods, observed.inferenceServers, hot ? desiredModel : undefined);
+  // Ready servers that have not said yet which model they serve (asked as they turn ready).
+  const unasked = Object.values(loaded).reduce((n, x) => n + x, 0) < iReadyPods(observed.inferencePods);
   const onDesired = loaded[desiredModel] ?? 0;
   // Ready pods still serving another model: a rollout in progress or stuck.
   const stillServing = describeLoaded(loaded, desiredModel);
@@ -425,6 +429,8 @@ export function computeStatus(
   if (modelFailure) {
     const reason = modelFailure === reloadFailure?.message ? (reloadFailure.rejected ? Reason.ModelRejected : Reason.ModelReloadFailed) : Reason.ModelDownloadFailed;
     modelCond = { type: ConditionType.ModelLoaded, status: 'False', reason, message: modelFailure };
+  } else if (unasked && !stillServing) {
+    modelCond = { type: ConditionType.ModelLoaded, status: 'Unknown', reason: Reason.ModelLoading, message: 'asking the ready servers which model they serve' };
   } else if (onDesired > 0 && !stillServing) {
     modelCond = { type: ConditionType.ModelLoaded, status: 'True', reason: Reason.ModelLoaded, message: `model ${desiredModel} loaded on ${onDesired} ready ${podWord(onDesired)}` };
   } else if (stillServing) {
@@ -493,6 +499,9 @@ export function computeStatus(
   } else if (unread) {
     phase = 'Loading';
     message = unread;
+  } else if (unasked) {
+    phase = 'Loading';
+    message = 'asking the ready servers which model they serve';
   } else {
     phase = 'Ready';
     message = `Qdrant ${qReady}/${qDesired}, inference ${iReady}/${iDesired} ready`;

@@ -148,14 +148,18 @@ export class S3TestServer {
     }
   }
 
-  /** Creates a bucket holding these objects (key -> bytes), as the server's own client. */
+  /** Puts these objects (key -> bytes) into a bucket, created when missing, as the server's own client. */
   async putObjects(
     bucket: string,
     objects: Record<string, Buffer>,
   ): Promise<void> {
     const client = this.client();
     try {
-      await client.send(new CreateBucketCommand({ Bucket: bucket }));
+      await client
+        .send(new CreateBucketCommand({ Bucket: bucket }))
+        .catch(e => {
+          if (e?.name !== 'BucketAlreadyOwnedByYou') throw e;
+        });
       for (const [key, body] of Object.entries(objects)) {
         await client.send(
           new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }),
