@@ -1,9 +1,15 @@
+import fs from 'node:fs';
 import { loadConfig } from './config/loadConfig';
 import { createLogger } from './server/createLogger';
 import { startServer } from './server/startServer';
-import { fetchModelCommand } from './model/fetchModelCommand';
+import {
+  fetchModelCommand,
+  ModelLoaderGaveUp,
+} from './model/fetchModelCommand';
 
 const log = createLogger();
+/** The container's terminationMessagePath (Kubernetes' default). */
+const TERMINATION_LOG = '/dev/termination-log';
 
 async function main() {
   const config = loadConfig();
@@ -37,13 +43,28 @@ async function main() {
 
 if (process.argv[2] === 'fetch-model') {
   // The operator's model-loader init container: download, then exit.
-  fetchModelCommand().then(
+  fetchModelCommand(process.env, (attempt, error, delayMs) =>
+    log('warn', 'model download failed, retrying', {
+      attempt,
+      error,
+      retryInMs: delayMs,
+    }),
+  ).then(
     target => {
       log('info', 'model fetched', { path: target });
       process.exit(0);
     },
     err => {
       log('error', 'model download failed', { error: (err as Error).message });
+      if (err instanceof ModelLoaderGaveUp) {
+        // Said where the platform's status reads it; the server says it too.
+        try {
+          fs.writeFileSync(TERMINATION_LOG, err.message);
+        } catch {
+          // Not in a pod.
+        }
+        process.exit(0);
+      }
       process.exit(1);
     },
   );

@@ -55,8 +55,14 @@ describe('InferencePlatform operator', () => {
       const d = (await deploy(ns, 'image-retrieval-prod-inference')).body;
       expect(d.spec.template.spec.initContainers[0]).toMatchObject({
         name: 'model-loader',
-        env: expect.arrayContaining([{ name: 'MODEL_URL', value: 's3://models/resnet50-v2-7.onnx' }]),
+        // Hot reload: new pods' loaders read the model URL from the ConfigMap.
+        env: expect.arrayContaining([
+          { name: 'MODEL_URL', valueFrom: { configMapKeyRef: { name: 'image-retrieval-prod-inference-config', key: 'MODEL_URL' } } },
+        ]),
       });
+      expect((await get(`/api/v1/namespaces/${ns}/configmaps/image-retrieval-prod-inference-config`)).body.data.MODEL_URL).toBe(
+        's3://models/resnet50-v2-7.onnx',
+      );
       expect(d.spec.template.spec.containers[0].resources).toEqual({
         requests: { cpu: '1', memory: '2Gi' },
         limits: { cpu: '2', memory: '4Gi' },

@@ -182,6 +182,15 @@ export class ModelManager {
     this.reload().catch(err => {
       if (this.stopped || this.active || err instanceof ModelRejectedError)
         return;
+      // The model-loader gave up on this model: nothing will appear here to retry for.
+      const gaveUp = this.url ? loaderGaveUp(this.url) : undefined;
+      if (gaveUp) {
+        this.lastError = gaveUp;
+        this.options.log?.('error', 'the model-loader gave up; not ready', {
+          error: gaveUp,
+        });
+        return;
+      }
       const { initialMs, maxMs } = this.options.retry;
       // Jitter keeps a fleet of replicas from hammering the model store in step.
       const delay =
@@ -208,9 +217,13 @@ export class ModelManager {
           executionProvider: options.executionProvider,
         });
         if (pool.metadata.fallbackReason) {
-          options.log?.('warn', 'CUDA is not usable, running the model on the CPU', {
-            reason: pool.metadata.fallbackReason,
-          });
+          options.log?.(
+            'warn',
+            'CUDA is not usable, running the model on the CPU',
+            {
+              reason: pool.metadata.fallbackReason,
+            },
+          );
         }
       } finally {
         // Each worker has read the file into its session; a download is no longer needed.
@@ -272,13 +285,11 @@ export class ModelManager {
         loadSeconds,
       });
       for (const l of this.listeners) l(model);
-      previous
-        ?.retire()
-        .catch(err =>
-          options.log?.('warn', 'retiring old model failed', {
-            error: String(err),
-          }),
-        );
+      previous?.retire().catch(err =>
+        options.log?.('warn', 'retiring old model failed', {
+          error: String(err),
+        }),
+      );
       return model;
     } catch (err) {
       await pool?.close().catch(() => undefined);
@@ -291,6 +302,19 @@ export class ModelManager {
 
 function fetchedSource(url: string): string {
   return url.replace(/\/\/[^/@]*@/, '//');
+}
+
+/** What a model-loader that gave up on this file left beside it (`<file>.failed`). */
+function loaderGaveUp(url: string): string | undefined {
+  if (!url.startsWith('/') || fs.existsSync(url)) return undefined;
+  try {
+    const failed = JSON.parse(fs.readFileSync(`${url}.failed`, 'utf8'));
+    return `model download failed after ${failed.attempts} attempt${
+      failed.attempts === 1 ? '' : 's'
+    }: ${failed.error} (${fetchedSource(String(failed.url))})`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A local file's origin as the model-loader recorded it (`<file>.source`), else the URL itself without credentials. */

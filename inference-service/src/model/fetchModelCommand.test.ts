@@ -4,18 +4,29 @@ import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fetchModelCommand } from './fetchModelCommand';
+import {
+  failedMarkerOf,
+  fetchModelCommand,
+  ModelLoaderGaveUp,
+} from './fetchModelCommand';
 
 describe('fetch-model (the init container command)', () => {
   let dir: string;
   let server: http.Server;
   let base: string;
   let requests = 0;
+  let flaky = 0;
   beforeAll(async () => {
     server = http.createServer((req, res) => {
       requests++;
       if (req.url === '/model.onnx') res.end(Buffer.from('onnx-bytes'));
-      else if (req.url?.startsWith('/slow.onnx'))
+      else if (req.url === '/flaky.onnx' && ++flaky <= 2) {
+        res.statusCode = 503;
+        res.end();
+      } else if (req.url === '/flaky.onnx') res.end(Buffer.from('flaky-bytes'));
+      else if (req.url === '/hang.onnx') {
+        // Never answers: only the pull timeout ends the attempt.
+      } else if (req.url?.startsWith('/slow.onnx'))
         setTimeout(() => res.end(Buffer.from(`slow-bytes ${req.url}`)), 400);
       else {
         res.statusCode = 404;
@@ -44,6 +55,7 @@ describe('fetch-model (the init container command)', () => {
     await fetchModelCommand({
       ...env,
       MODEL_URL: `${base}/model.onnx?v=2`,
+      MAX_RETRIES: '0',
     }).catch(() => undefined);
     expect(requests).toBe(2);
   });
@@ -61,13 +73,52 @@ describe('fetch-model (the init container command)', () => {
       fetchModelCommand({
         MODEL_URL: `${base}/nope.onnx`,
         MODEL_PATH: path.join(dir, 'm.onnx'),
+        MAX_RETRIES: '0',
       }),
-    ).rejects.toThrow(/404/);
+    ).rejects.toThrow(/after 1 attempt: .*404/);
     await expect(fetchModelCommand({})).rejects.toThrow(
       /MODEL_URL is required/,
     );
     expect(fs.existsSync(path.join(dir, 'm.onnx'))).toBe(false);
   });
+
+  it('retries a failed download up to MAX_RETRIES times, backing off', async () => {
+    flaky = 0;
+    const retries: number[] = [];
+    const env = {
+      MODEL_URL: `${base}/flaky.onnx`,
+      MODEL_PATH: path.join(dir, 'model.onnx'),
+      MAX_RETRIES: '2',
+    };
+    expect(
+      await fetchModelCommand(env, (_attempt, _error, delayMs) =>
+        retries.push(delayMs),
+      ),
+    ).toBe(env.MODEL_PATH);
+    expect(retries).toEqual([2000, 4000]);
+    expect(fs.readFileSync(env.MODEL_PATH, 'utf8')).toBe('flaky-bytes');
+    expect(fs.existsSync(failedMarkerOf(env.MODEL_PATH))).toBe(false);
+  }, 20_000);
+
+  it('gives up after the last retry, each attempt bounded by the pull timeout, and leaves the reason beside the model', async () => {
+    const env = {
+      MODEL_URL: `${base}/hang.onnx`,
+      MODEL_PATH: path.join(dir, 'model.onnx'),
+      MAX_RETRIES: '1',
+      PULL_TIMEOUT_SECONDS: '1',
+    };
+    const gaveUp = await fetchModelCommand(env).catch(e => e);
+    expect(gaveUp).toBeInstanceOf(ModelLoaderGaveUp);
+    expect(gaveUp.message).toMatch(
+      /^model download failed after 2 attempts: .*(timed out|timeout|aborted)/i,
+    );
+    expect(
+      JSON.parse(fs.readFileSync(failedMarkerOf(env.MODEL_PATH), 'utf8')),
+    ).toMatchObject({ url: env.MODEL_URL, attempts: 2 });
+    expect(fs.existsSync(env.MODEL_PATH)).toBe(false);
+    // No lock is left behind for the next loader.
+    expect(fs.existsSync(`${env.MODEL_PATH}.lock`)).toBe(false);
+  }, 20_000);
 
   it('lets one of several loaders sharing a volume download; the others wait and find the model', async () => {
     const env = {

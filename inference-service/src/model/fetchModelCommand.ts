@@ -10,6 +10,33 @@ const POLL_MS = 250;
 
 const sleep = (ms: number) => new Promise(r => setTimeout(r, ms));
 
+/** Back-off between download attempts: 2 s, 4 s, 8 s, ... at most 30 s. */
+const retryDelayMs = (attempt: number) =>
+  Math.min(30_000, 2000 * 2 ** (attempt - 1));
+
+/**
+ * Every attempt failed (modelSource.maxRetries + 1). The loader records it
+ * beside the model (`<MODEL_PATH>.failed`) and in its termination message,
+ * and exits 0: the server then stays unready saying why, instead of an
+ * endless crash loop of the loader.
+ */
+export class ModelLoaderGaveUp extends Error {
+  constructor(
+    readonly url: string,
+    readonly attempts: number,
+    readonly lastError: string,
+  ) {
+    super(
+      `model download failed after ${attempts} attempt${
+        attempts === 1 ? '' : 's'
+      }: ${lastError}`,
+    );
+  }
+}
+
+/** Where a loader that gave up leaves its reason for the server. */
+export const failedMarkerOf = (modelPath: string) => `${modelPath}.failed`;
+
 function alreadyThere(target: string, marker: string, url: string): boolean {
   try {
     return fs.existsSync(target) && fs.readFileSync(marker, 'utf8') === url;
@@ -19,7 +46,8 @@ function alreadyThere(target: string, marker: string, url: string): boolean {
 }
 
 /** A name beside `file` that no other loader, in this process or another, uses. */
-const tempBeside = (file: string) => `${file}.${process.pid}-${randomBytes(4).toString('hex')}`;
+const tempBeside = (file: string) =>
+  `${file}.${process.pid}-${randomBytes(4).toString('hex')}`;
 
 /** Writes a file so that readers see the old content or the new, never a part. */
 async function writeAtomically(file: string, content: string) {
@@ -40,13 +68,17 @@ async function writeAtomically(file: string, content: string) {
  * the lock over only when its holder stopped touching it. The file is
  * renamed into place whole, so no reader ever sees part of a model.
  */
-export async function fetchModelCommand(env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function fetchModelCommand(
+  env: NodeJS.ProcessEnv = process.env,
+  onRetry: (attempt: number, error: string, delayMs: number) => void = () => {},
+): Promise<string> {
   const url = env.MODEL_URL;
   if (!url) throw new Error('MODEL_URL is required');
   const target = env.MODEL_PATH ?? '/models/model.onnx';
   const marker = `${target}.source`;
   const lock = `${target}.lock`;
   const timeoutMs = Number(env.PULL_TIMEOUT_SECONDS ?? 600) * 1000;
+  const maxRetries = Math.max(0, Number(env.MAX_RETRIES ?? 3));
   const deadline = Date.now() + timeoutMs;
   fs.mkdirSync(path.dirname(target), { recursive: true });
   for (;;) {
@@ -59,8 +91,25 @@ export async function fetchModelCommand(env: NodeJS.ProcessEnv = process.env): P
     }
     if (handle) {
       try {
-        await download(url, target, env, timeoutMs, lock);
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await download(url, target, env, timeoutMs, lock);
+            break;
+          } catch (e) {
+            const error = (e as Error).message;
+            if (attempt > maxRetries) {
+              await writeAtomically(
+                failedMarkerOf(target),
+                JSON.stringify({ url, attempts: attempt, error }),
+              );
+              throw new ModelLoaderGaveUp(url, attempt, error);
+            }
+            onRetry(attempt, error, retryDelayMs(attempt));
+            await sleep(retryDelayMs(attempt));
+          }
+        }
         await writeAtomically(marker, url);
+        await fs.promises.rm(failedMarkerOf(target), { force: true });
         return target;
       } finally {
         await handle.close();
@@ -78,13 +127,23 @@ export async function fetchModelCommand(env: NodeJS.ProcessEnv = process.env): P
       continue; // released meanwhile
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs / 1000} s waiting for another loader to fetch ${url} (lock ${lock})`);
+      throw new Error(
+        `timed out after ${
+          timeoutMs / 1000
+        } s waiting for another loader to fetch ${url} (lock ${lock})`,
+      );
     }
     await sleep(POLL_MS);
   }
 }
 
-async function download(url: string, target: string, env: NodeJS.ProcessEnv, timeoutMs: number, lock: string) {
+async function download(
+  url: string,
+  target: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+  lock: string,
+) {
   const dir = path.dirname(target);
   const heartbeat = setInterval(() => {
     const now = new Date();
@@ -98,7 +157,10 @@ async function download(url: string, target: string, env: NodeJS.ProcessEnv, tim
         endpoint: env.S3_ENDPOINT,
         region: env.AWS_REGION,
         // Unset: path-style with a custom endpoint (fetchModel's default).
-        forcePathStyle: env.S3_FORCE_PATH_STYLE === undefined ? undefined : env.S3_FORCE_PATH_STYLE === 'true',
+        forcePathStyle:
+          env.S3_FORCE_PATH_STYLE === undefined
+            ? undefined
+            : env.S3_FORCE_PATH_STYLE === 'true',
       },
     });
     if (path.resolve(fetched.path) !== path.resolve(target)) {
@@ -109,7 +171,8 @@ async function download(url: string, target: string, env: NodeJS.ProcessEnv, tim
         await fs.promises.rename(tmp, target);
       } finally {
         await fs.promises.rm(tmp, { force: true });
-        if (fetched.temporary) await fs.promises.rm(fetched.path, { force: true });
+        if (fetched.temporary)
+          await fs.promises.rm(fetched.path, { force: true });
       }
     }
   } finally {

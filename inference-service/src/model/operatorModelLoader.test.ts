@@ -6,7 +6,7 @@ import {
   sampleInferencePlatform,
   withDefaults,
 } from '@cv-platform/inference-platform-api';
-import { inferenceDeployment } from '@cv-platform/operator';
+import { inferenceConfigMap, inferenceDeployment } from '@cv-platform/operator';
 import { S3TestServer } from '@cv-platform/local-cluster';
 
 jest.setTimeout(600_000);
@@ -36,8 +36,13 @@ describe("the operator's model-loader against an S3-compatible server", () => {
     p.metadata.uid = 'uid';
     p.spec.inference.modelUrl = 's3://models/resnet/model.onnx';
     mutate(p);
-    return inferenceDeployment(p, withDefaults(p.spec));
+    const spec = withDefaults(p.spec);
+    const config = inferenceConfigMap(p, spec);
+    configMaps[config.metadata.name] = config.data;
+    return inferenceDeployment(p, spec);
   };
+  /** What the operator's ConfigMaps hold: name -> data (the loader reads MODEL_URL from one). */
+  const configMaps: Record<string, Record<string, string>> = {};
 
   /** Runs the init container's command with its env; secrets: name -> data. */
   function runLoader(
@@ -51,8 +56,9 @@ describe("the operator's model-loader against an S3-compatible server", () => {
       HOME: os.homedir(),
     };
     for (const e of loader.env) {
-      const ref = e.valueFrom?.secretKeyRef;
-      const value = ref ? secrets[ref.name]?.[ref.key] : e.value;
+      const ref = e.valueFrom?.secretKeyRef ?? e.valueFrom?.configMapKeyRef;
+      const from = e.valueFrom?.secretKeyRef ? secrets : configMaps;
+      const value = ref ? from[ref.name]?.[ref.key] : e.value;
       // The kubelet refuses to start a container whose secret key is missing.
       if (value === undefined)
         throw new Error(
@@ -135,6 +141,7 @@ describe("the operator's model-loader against an S3-compatible server", () => {
     const deployment = platform(p => {
       p.spec.inference.modelSource = {
         s3: { endpoint: s3.endpoint, credentialsSecretRef: { name: 'wrong' } },
+        maxRetries: 0,
       };
     });
     const target = path.join(dir, 'denied', 'model.onnx');
@@ -148,11 +155,13 @@ describe("the operator's model-loader against an S3-compatible server", () => {
       },
       target,
     );
-    expect(code).not.toBe(0);
+    // It gave up (maxRetries 0) and says so: exit 0, so the pod does not crash-loop.
+    expect(code).toBe(0);
     expect(output).toMatch(
-      /s3:\/\/models\/resnet\/model\.onnx.*(SignatureDoesNotMatch|AccessDenied|403)/s,
+      /model download failed after 1 attempt: .*s3:\/\/models\/resnet\/model\.onnx.*(SignatureDoesNotMatch|AccessDenied|403)/s,
     );
     expect(fs.existsSync(target)).toBe(false);
+    expect(fs.existsSync(`${target}.failed`)).toBe(true);
   });
 
   it('injects no static keys without a Secret, so a ServiceAccount with a web identity (IRSA) is used', () => {

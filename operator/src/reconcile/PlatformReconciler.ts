@@ -11,7 +11,7 @@ import { OperatorMetrics } from '../metrics/OperatorMetrics';
 import { QdrantAdminClient } from '../qdrant/QdrantAdminClient';
 import { stableClusterInfo } from '../qdrant/stableClusterInfo';
 import { Resources, SharedInformer } from '../runtime/SharedInformers';
-import { computeStatus, modelLoadFailure, volumeWaitReportableInMs } from '../status/computeStatus';
+import { computeStatus, modelLoadFailure, volumeWaitReportableInMs, warmupDeadlineInMs } from '../status/computeStatus';
 import { isPodReady } from '../status/isPodReady';
 import { isSubset } from './isSubset';
 import { shortHash } from './shortHash';
@@ -452,9 +452,14 @@ export class PlatformReconciler {
       // Qdrant's progress raises no Kubernetes event: look again soon.
       const drainMs = (scaleDown && scaleDown.status.step !== 'Done') || upgrade?.waiting || rebalancing ? this.o.drainPollMs ?? 2000 : undefined;
       // A peer waiting for its volumes is said once it has waited long; nothing else would bring that pass.
-      const volumeWaitMs = volumeWaitReportableInMs(qdrantPods, this.o.now?.().getTime() ?? Date.now());
-      if (deferMs !== undefined || drainMs !== undefined || volumeWaitMs !== undefined) {
-        return { requeueAfterMs: Math.min(deferMs ?? Infinity, drainMs ?? Infinity, volumeWaitMs ?? Infinity) };
+      const nowMs = this.o.now?.().getTime() ?? Date.now();
+      const volumeWaitMs = Math.min(
+        volumeWaitReportableInMs(qdrantPods, nowMs) ?? Infinity,
+        // A server still warming up is said to be late once its time is up.
+        warmupDeadlineInMs(inferencePods, spec.inference.modelSource.warmupTimeoutSeconds, nowMs) ?? Infinity,
+      );
+      if (deferMs !== undefined || drainMs !== undefined || volumeWaitMs !== Infinity) {
+        return { requeueAfterMs: Math.min(deferMs ?? Infinity, drainMs ?? Infinity, volumeWaitMs) };
       }
       if (status.phase === 'Failed') return { requeueWithBackoff: true };
       // Look at Qdrant's cluster state again after the TTL (sooner while it

@@ -25,6 +25,9 @@ function meta(p: InferencePlatform, name: string) {
  * The server's CONFIG_FILE: keys are the environment variables its config
  * loader knows (it refuses any other key, and exits at start).
  */
+/** The ConfigMap key holding the model URL, which new pods' model-loader reads at start. */
+export const CONFIG_KEY_MODEL_URL = 'MODEL_URL';
+
 export function inferenceConfig(p: InferencePlatform, spec: DefaultedSpec) {
   const i = spec.inference;
   return {
@@ -103,8 +106,6 @@ export function hotReload(spec: DefaultedSpec): boolean {
   return spec.inference.modelUpdate === 'HotReload' && !spec.inference.modelUrl.startsWith('pvc://');
 }
 
-/** The ConfigMap key holding the model URL, which new pods' model-loader reads at start. */
-export const CONFIG_KEY_MODEL_URL = 'MODEL_URL';
 
 function apiKeyEnv(spec: DefaultedSpec) {
   const ref = spec.qdrant.apiKeySecretRef;
@@ -206,6 +207,7 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
               : { name: 'MODEL_URL', value: i.modelUrl },
             { name: 'MODEL_PATH', value: modelPathFor(spec) },
             { name: 'PULL_TIMEOUT_SECONDS', value: String(i.modelSource.pullTimeoutSeconds) },
+            { name: 'MAX_RETRIES', value: String(i.modelSource.maxRetries) },
             ...s3LoaderEnv(spec),
           ],
           volumeMounts: [{ name: 'model', mountPath: MODEL_DIR }],

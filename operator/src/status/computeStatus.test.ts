@@ -1,6 +1,6 @@
 import { sampleInferencePlatform, withDefaults } from '@cv-platform/inference-platform-api';
 import { ANNOTATION_MODEL_URL } from '../reconcile/inferenceChildren';
-import { computeStatus, lastLogLine, volumeWaitReportableInMs } from './computeStatus';
+import { computeStatus, lastLogLine, volumeWaitReportableInMs, warmupDeadlineInMs, warmupTimeouts } from './computeStatus';
 
 const NOW = '2026-12-03T00:00:00Z';
 
@@ -194,5 +194,27 @@ describe('computeStatus and Qdrant peers waiting for their volumes', () => {
     });
     expect(volumeWaitReportableInMs([waiting('2026-01-01T00:00:00Z')], Date.parse('2026-01-01T00:00:45Z'))).toBe(15_000);
     expect(volumeWaitReportableInMs([waiting('2026-01-01T00:00:00Z')], Date.parse('2026-01-01T00:01:45Z'))).toBeUndefined();
+  });
+});
+
+describe('warm-up', () => {
+  const now = Date.parse('2026-12-04T12:10:00Z');
+  const pod = (name: string, startedAt: string, ready: { status: string; at: string }) => ({
+    metadata: { name },
+    status: {
+      conditions: [{ type: 'Ready', status: ready.status, lastTransitionTime: ready.at }],
+      containerStatuses: [{ name: 'inference', ready: ready.status === 'True', restartCount: 0, state: { running: { startedAt } } }],
+    },
+  });
+  it('names servers not ready since they started longer ago than the warm-up timeout, and when to look again', () => {
+    const slow = pod('p-1', '2026-12-04T12:00:00Z', { status: 'False', at: '2026-12-04T11:59:58Z' });
+    const starting = pod('p-2', '2026-12-04T12:09:00Z', { status: 'False', at: '2026-12-04T12:08:58Z' });
+    // Served, then lost its readiness (Qdrant went away): not warming up.
+    const served = pod('p-3', '2026-12-04T11:00:00Z', { status: 'False', at: '2026-12-04T12:05:00Z' });
+    expect(warmupTimeouts([slow, starting, served], 300, now)).toBe(
+      'pod p-1 started more than 300 s ago and is not ready (spec.inference.modelSource.warmupTimeoutSeconds)',
+    );
+    expect(warmupTimeouts([starting, served], 300, now)).toBeUndefined();
+    expect(warmupDeadlineInMs([starting, served], 300, now)).toBe(241_000);
   });
 });

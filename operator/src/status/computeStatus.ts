@@ -36,6 +36,9 @@ export interface ObservedChildren {
   reconcileError?: string;
 }
 
+/** How the model-loader's termination message starts when it gave up (inference-service's ModelLoaderGaveUp). */
+const LOADER_GAVE_UP = 'model download failed after ';
+
 /** Waiting reasons of a container that cannot start until someone changes something. */
 const CANNOT_START_REASONS = [
   'ErrImagePull',
@@ -143,6 +146,9 @@ export function modelLoadFailure(pods: any[], modelUrl: string, hot = false): st
     if (!s) continue;
     const terminated = s.state?.terminated ?? s.lastState?.terminated;
     const waiting = s.state?.waiting;
+    // Every attempt failed: the loader says so and exits 0, so it does not crash-loop.
+    const gaveUp = s.state?.terminated?.exitCode === 0 && String(s.state.terminated.message ?? '').startsWith(LOADER_GAVE_UP);
+    if (gaveUp) return `pod ${pod.metadata.name}: ${MODEL_LOADER} gave up: ${lastLogLine(s.state.terminated.message)}`;
     const failedExit = terminated && terminated.exitCode !== 0;
     if (failedExit || (waiting && INIT_FAILURE_REASONS.has(waiting.reason))) {
       const detail = lastLogLine(terminated?.message) ?? waiting?.message ?? terminated?.reason ?? waiting?.reason;
@@ -150,6 +156,42 @@ export function modelLoadFailure(pods: any[], modelUrl: string, hot = false): st
     }
   }
   return undefined;
+}
+
+/**
+ * Servers that started more than warmupTimeoutSeconds ago and are not ready
+ * (the model loads, warms up and Qdrant answers before a server is ready).
+ */
+export function warmupTimeouts(pods: any[], seconds: number, now: number): string | undefined {
+  const late = pods.flatMap(pod => {
+    const started = startedUnready(pod);
+    return started !== undefined && now - started > seconds * 1000 ? [`pod ${pod.metadata.name}`] : [];
+  });
+  return late.length ? `${late.join(', ')} started more than ${seconds} s ago and ${late.length === 1 ? 'is' : 'are'} not ready (spec.inference.modelSource.warmupTimeoutSeconds)` : undefined;
+}
+
+/** When the next starting server's warm-up deadline passes, to look again then. */
+export function warmupDeadlineInMs(pods: any[], seconds: number, now: number): number | undefined {
+  const waits = pods.flatMap(pod => {
+    const started = startedUnready(pod);
+    const ms = started === undefined ? 0 : started + seconds * 1000 - now + 1000;
+    return ms > 0 ? [ms] : [];
+  });
+  return waits.length ? Math.min(...waits) : undefined;
+}
+
+/**
+ * When a pod's server container started, if it runs and has not been ready
+ * since (a server that served and lost Qdrant is not warming up).
+ */
+function startedUnready(pod: any): number | undefined {
+  if (pod.metadata?.deletionTimestamp || isPodReady(pod)) return undefined;
+  const s = (pod.status?.containerStatuses ?? []).find((x: any) => x.name === 'inference');
+  const started = Date.parse(s?.state?.running?.startedAt ?? '');
+  if (Number.isNaN(started)) return undefined;
+  const ready = (pod.status?.conditions ?? []).find((c: any) => c.type === 'Ready');
+  const changed = Date.parse(ready?.lastTransitionTime ?? '');
+  return !Number.isNaN(changed) && changed > started ? undefined : started;
 }
 
 /**
@@ -343,7 +385,9 @@ export function computeStatus(
   const qVolumeWait = volumeWaitMessage(observed.qdrantPods, now);
   const hot = hotReload(spec);
   const reloadFailure = reloadFailureText(observed.modelReloadFailures);
-  const modelFailure = modelLoadFailure(observed.inferencePods, spec.inference.modelUrl, hot) ?? reloadFailure?.message;
+  const loaderFailure = modelLoadFailure(observed.inferencePods, spec.inference.modelUrl, hot);
+  const warmupFailure = loaderFailure ? undefined : warmupTimeouts(observed.inferencePods, spec.inference.modelSource.warmupTimeoutSeconds, Date.parse(now));
+  const modelFailure = loaderFailure ?? reloadFailure?.message ?? warmupFailure;
   const desiredModel = spec.inference.modelUrl;
   const loaded = loadedModels(observed.inferencePods, observed.inferenceServers, hot ? desiredModel : undefined);
   // Ready servers that have not said yet which model they serve (asked as they turn ready).
@@ -427,7 +471,9 @@ export function computeStatus(
 
   let modelCond: ConditionInput;
   if (modelFailure) {
-    const reason = modelFailure === reloadFailure?.message ? (reloadFailure.rejected ? Reason.ModelRejected : Reason.ModelReloadFailed) : Reason.ModelDownloadFailed;
+    let reason: string = Reason.ModelDownloadFailed;
+    if (!loaderFailure && reloadFailure) reason = reloadFailure.rejected ? Reason.ModelRejected : Reason.ModelReloadFailed;
+    else if (!loaderFailure) reason = Reason.WarmupTimeout;
     modelCond = { type: ConditionType.ModelLoaded, status: 'False', reason, message: modelFailure };
   } else if (unasked && !stillServing) {
     modelCond = { type: ConditionType.ModelLoaded, status: 'Unknown', reason: Reason.ModelLoading, message: 'asking the ready servers which model they serve' };
@@ -525,13 +571,14 @@ export function computeStatus(
     : { type: ConditionType.Degraded, status: 'False', reason: Reason.AsExpected, message: 'no part has failed' };
 
   const inputs = [readyCond, progressingCond, degradedCond, qdrantCond, inferenceCond, modelCond];
+  const updatingReason = hot ? Reason.ModelHotReloading : Reason.ModelRollingOut;
   if (deploy) {
     inputs.push(
       stillServing
         ? {
             type: ConditionType.ModelUpdating,
             status: 'True',
-            reason: modelFailure ? Reason.Blocked : hot ? Reason.ModelHotReloading : Reason.ModelRollingOut,
+            reason: modelFailure ? Reason.Blocked : updatingReason,
             message: `${onDesired} ready ${podWord(onDesired)} on ${desiredModel}; still serving ${stillServing}`,
           }
         : { type: ConditionType.ModelUpdating, status: 'False', reason: Reason.ModelUpToDate, message: `every ready server serves ${desiredModel}` },

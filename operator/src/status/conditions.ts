@@ -32,6 +32,7 @@ export const Reason = {
   ModelReloadFailed: 'ModelReloadFailed',
   ModelRejected: 'ModelRejected',
   ModelUpToDate: 'ModelUpToDate',
+  WarmupTimeout: 'WarmupTimeout',
   ProgressDeadlineExceeded: 'ProgressDeadlineExceeded',
   ContainerCrashLooping: 'ContainerCrashLooping',
   ServersNotReady: 'ServersNotReady',

@@ -417,7 +417,23 @@ export const inferencePlatformSchema: JSONSchemaProps = {
                   minimum: 1,
                   maximum: 86400,
                   default: 600,
-                  description: 'Time allowed to download the model.',
+                  description: 'Time allowed for one attempt to download the model; the loader enforces it.',
+                },
+                maxRetries: {
+                  type: 'integer',
+                  minimum: 0,
+                  maximum: 20,
+                  default: 3,
+                  description:
+                    'Download attempts after the first (backing off 2 s, 4 s, ... 30 s). Then the loader gives up: the platform is Failed with reason ModelDownloadFailed and the last error, and the server waits unready instead of crash-looping, until the model or its source changes.',
+                },
+                warmupTimeoutSeconds: {
+                  type: 'integer',
+                  minimum: 1,
+                  maximum: 86400,
+                  default: 600,
+                  description:
+                    'Time a started server may take to become ready (load the model, warm it up, reach Qdrant); past it the platform is Failed (nothing serves) or Degraded with reason WarmupTimeout.',
                 },
                 loaderImage: {
                   type: 'string',

@@ -46,6 +46,8 @@ const fullSpec: DeepRequired<InferencePlatformSpec> = {
       sizeLimit: '1Gi',
       storageClassName: 'x',
       pullTimeoutSeconds: 60,
+      maxRetries: 3,
+      warmupTimeoutSeconds: 600,
       loaderImage: 'l',
       accessMode: 'ReadWriteOnce',
       s3: {

@@ -91,7 +91,12 @@ export interface ModelSourceSpec {
   mode?: ModelSourceMode;
   sizeLimit?: Quantity;
   storageClassName?: string;
+  /** Time for one download attempt, enforced by the loader. */
   pullTimeoutSeconds?: number;
+  /** Download attempts after the first; then Failed (ModelDownloadFailed), not an endless crash loop. Default 3. */
+  maxRetries?: number;
+  /** Time a started server may take to become ready; past it Failed or Degraded (WarmupTimeout). Default 600. */
+  warmupTimeoutSeconds?: number;
   /** Image of the init container that downloads the model. */
   loaderImage?: string;
   /**

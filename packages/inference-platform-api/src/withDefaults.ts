@@ -57,6 +57,8 @@ export function withDefaults(spec: InferencePlatformSpec): DefaultedSpec {
         sizeLimit: i.modelSource?.sizeLimit ?? '1Gi',
         storageClassName: i.modelSource?.storageClassName,
         pullTimeoutSeconds: i.modelSource?.pullTimeoutSeconds ?? 600,
+        maxRetries: i.modelSource?.maxRetries ?? 3,
+        warmupTimeoutSeconds: i.modelSource?.warmupTimeoutSeconds ?? 600,
         loaderImage: i.modelSource?.loaderImage ?? i.image,
         s3: i.modelSource?.s3,
         accessMode: i.modelSource?.accessMode,
