@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import os from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { InferencePlatform } from '@cv-platform/inference-platform-api';
-import { KubeClient } from './kube/KubeClient';
+import { KubeApiError, KubeClient, ResourceRef } from './kube/KubeClient';
 import { Logger, noopLogger } from './logger';
 import { EventRecorder } from './events/EventRecorder';
 import { OperatorMetrics } from './metrics/OperatorMetrics';
@@ -92,6 +92,17 @@ function modelReloader(options: OperatorOptions, client: KubeClient, templated: 
   return templated ? undefined : directModelReload;
 }
 
+/** Whether the API server serves a kind (its CRD is installed): discovery of its group version. */
+async function servesResource(client: KubeClient, ref: ResourceRef): Promise<boolean> {
+  try {
+    const list = await client.request('GET', `/apis/${ref.apiVersion}`);
+    return (list?.resources ?? []).some((r: any) => r.name === ref.plural);
+  } catch (e) {
+    if (e instanceof KubeApiError && e.statusCode === 404) return false;
+    throw e;
+  }
+}
+
 export interface PlatformEvent {
   type: InformerEventType;
   platform: InferencePlatform;
@@ -127,6 +138,8 @@ export class Operator {
   private running: Promise<unknown>[] = [];
   private workerLoops: Promise<void>[] = [];
   private resyncTimer?: NodeJS.Timeout;
+  private byOwner?: (type: InformerEventType, obj: any) => void;
+  private mkCache?: (ref: ResourceRef, o?: SharedInformerOptions) => SharedInformer;
   reconciles = 0;
 
   constructor(private readonly options: OperatorOptions) {
@@ -140,12 +153,13 @@ export class Operator {
       listed: (ref, namespace) => this.metrics.informerLists.inc({ resource: ref.plural, namespace: namespace ?? '' }),
       watchEnded: (ref, _namespace, reason) => this.metrics.informerWatchEnds.inc({ resource: ref.plural, reason }),
     };
-    const mk = (ref: (typeof Resources)[keyof typeof Resources], o: SharedInformerOptions = {}) =>
+    const mk = (ref: ResourceRef, o: SharedInformerOptions = {}) =>
       new SharedInformer(this.client, ref, ns, this.logger, {
         ...o,
         observer,
         watchTimeoutSeconds: options.watchTimeoutSeconds,
       });
+    this.mkCache = mk;
     this.caches = {
       platforms: mk(Resources.inferencePlatforms),
       statefulSets: mk(Resources.statefulSets, { labelSelector: owned }),
@@ -158,6 +172,7 @@ export class Operator {
         indexers: { [PVCS_BY_PLATFORM]: o => `${o.metadata.namespace}/${o.metadata.labels?.[LABEL_PLATFORM]}` },
       }),
       pdbs: mk(Resources.pdbs, { labelSelector: owned }),
+      hpas: mk(Resources.hpas, { labelSelector: owned }),
       pods: mk(Resources.pods, {
         labelSelector: LABEL_PLATFORM,
         transform: slimPod,
@@ -243,9 +258,10 @@ export class Operator {
       const name = obj.metadata.labels?.[LABEL_PLATFORM];
       if (name) this.queue.add(`${obj.metadata.namespace}/${name}`);
     };
-    for (const key of ['statefulSets', 'deployments', 'services', 'configMaps', 'pvcs', 'pdbs', 'pods'] as const) {
+    for (const key of ['statefulSets', 'deployments', 'services', 'configMaps', 'pvcs', 'pdbs', 'hpas', 'pods'] as const) {
       this.caches[key].on(byOwner);
     }
+    this.byOwner = byOwner;
   }
 
   /** Subscribes to platform changes (from the shared informer cache); returns an unsubscribe. */
@@ -290,7 +306,20 @@ export class Operator {
     const signal = this.abort.signal;
     // Every informer's watch and the elector listen on this one signal.
     setMaxListeners(100, signal);
-    const informers = [...Object.values(this.caches), this.platformEventsCache];
+    // Kinds of optional CRDs (KEDA, the Prometheus Operator) are watched where they are installed now.
+    for (const [key, ref] of [
+      ['scaledObjects', Resources.scaledObjects],
+      ['serviceMonitors', Resources.serviceMonitors],
+      ['podMonitors', Resources.podMonitors],
+    ] as const) {
+      if (this.caches[key] || !(await servesResource(this.client, ref))) continue;
+      const cache = this.mkCache!(ref, { labelSelector: `${LABEL_PLATFORM},app.kubernetes.io/managed-by=${MANAGED_BY}` });
+      cache.on(this.byOwner!);
+      this.reconciler.observeChildren(cache);
+      this.caches[key] = cache;
+      this.logger.info(`Watching ${ref.kind}s`, { apiVersion: ref.apiVersion });
+    }
+    const informers = [...(Object.values(this.caches) as SharedInformer[]), this.platformEventsCache];
     for (const c of informers) this.running.push(c.run(signal));
     this.running.push(this.restoresCache.run(signal));
     await Promise.all(informers.map(c => c.waitForSync()));

@@ -109,6 +109,22 @@ describe('validation by the API server', () => {
     ['the seed\'s Qdrant v1.6.0', p => (p.spec.qdrant.version = 'v1.6.0'), /spec\.qdrant\.version: Invalid value: .*spec\.qdrant\.version v1\.6\.0 is not supported: supported Qdrant versions are v1\.8\.0 and later v1\.x releases/],
     ['Qdrant 1.7.2', p => (p.spec.qdrant.version = '1.7.2'), /supported Qdrant versions are v1\.8\.0 and later/],
     ['Qdrant 2.0.0', p => (p.spec.qdrant.version = 'v2.0.0'), /spec\.qdrant\.version v2\.0\.0 is not supported/],
+    ['autoscaling min above max', p => (p.spec.inference.autoscaling = { minReplicas: 5, maxReplicas: 2, target: 70 }), /spec\.inference\.autoscaling\.minReplicas: Invalid value: .*must not exceed maxReplicas/],
+    [
+      'queue-depth autoscaling without Prometheus',
+      p => (p.spec.inference.autoscaling = { maxReplicas: 4, metric: 'queueDepth', target: 8 }),
+      /spec\.inference\.autoscaling\.prometheusServerAddress: Invalid value: .*is required for the queueDepth and requestsPerSecond metrics/,
+    ],
+    [
+      'CPU autoscaling without a CPU request',
+      p => {
+        delete p.spec.inference.resources.requests.cpu;
+        p.spec.inference.autoscaling = { maxReplicas: 4, target: 70 };
+      },
+      /spec\.inference\.autoscaling: Invalid value: .*resources\.requests\.cpu is required to autoscale on cpu/,
+    ],
+    ['unknown model update strategy', p => (p.spec.inference.modelUpdate = 'Instant'), /spec\.inference\.modelUpdate: Unsupported value: "Instant"/],
+    ['no retries below zero', p => (p.spec.inference.modelSource = { maxRetries: -1 }), /spec\.inference\.modelSource\.maxRetries: Invalid value: -1/],
   ])('rejects %s with a message naming the field', async (_name, mutate, message) => {
     const res = await create(mutate);
     expect(res.status).toBe(422);

@@ -31,6 +31,8 @@ describe("the operator's model-loader against an S3-compatible server", () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  /** What the operator's ConfigMaps hold: name -> data (the loader reads MODEL_URL from one). */
+  const configMaps: Record<string, Record<string, string>> = {};
   const platform = (mutate: (p: any) => void) => {
     const p: any = sampleInferencePlatform('p', 'ns');
     p.metadata.uid = 'uid';
@@ -41,8 +43,6 @@ describe("the operator's model-loader against an S3-compatible server", () => {
     configMaps[config.metadata.name] = config.data;
     return inferenceDeployment(p, spec);
   };
-  /** What the operator's ConfigMaps hold: name -> data (the loader reads MODEL_URL from one). */
-  const configMaps: Record<string, Record<string, string>> = {};
 
   /** Runs the init container's command with its env; secrets: name -> data. */
   function runLoader(

@@ -101,6 +101,14 @@ function scaledSeed(name: string, modelUrl: string): InferencePlatform {
   return p;
 }
 
+/** The scaled seed at its smallest: one Qdrant peer, one server. */
+function smallSeed(name: string, modelUrl: string): InferencePlatform {
+  const p = scaledSeed(name, modelUrl);
+  p.spec.qdrant.replicas = 1;
+  p.spec.inference.replicas = 1;
+  return p;
+}
+
 /** The replication factor of the servers' collection, from Qdrant and from the platform's status. */
 async function collectionReplication(ready: any) {
   const qdrantSvc = (
@@ -575,9 +583,7 @@ describe('the seed sample on real pods', () => {
   });
 
   it("fails a platform whose model cannot be downloaded after its retries with the loader's reason, without a crash loop, and recovers when fixed", async () => {
-    const broken = scaledSeed('broken-model', 's3://models/missing.onnx');
-    broken.spec.inference.replicas = 1;
-    broken.spec.qdrant.replicas = 1;
+    const broken = smallSeed('broken-model', 's3://models/missing.onnx');
     broken.spec.inference.modelSource!.maxRetries = 1;
     expect(
       (await cluster.request('POST', platformsPath(), broken)).status,
@@ -616,9 +622,7 @@ describe('the seed sample on real pods', () => {
     const silent = net.createServer(socket => held.push(socket));
     await new Promise<void>(r => silent.listen(0, NODE_NETWORK.gateway, r));
     try {
-      const hanging = scaledSeed('hanging-store', MODEL_URL);
-      hanging.spec.inference.replicas = 1;
-      hanging.spec.qdrant.replicas = 1;
+      const hanging = smallSeed('hanging-store', MODEL_URL);
       hanging.spec.inference.modelSource = {
         ...hanging.spec.inference.modelSource,
         pullTimeoutSeconds: 2,
@@ -631,9 +635,7 @@ describe('the seed sample on real pods', () => {
         },
       };
       // Ready but never "ready": the probe asks a path the server does not serve.
-      const cold = scaledSeed('never-warm', MODEL_URL);
-      cold.spec.inference.replicas = 1;
-      cold.spec.qdrant.replicas = 1;
+      const cold = smallSeed('never-warm', MODEL_URL);
       cold.spec.inference.readinessProbePath = '/not-served';
       cold.spec.inference.modelSource!.warmupTimeoutSeconds = 5;
       for (const body of [hanging, cold])
@@ -665,9 +667,7 @@ describe('the seed sample on real pods', () => {
   });
 
   it('fails a platform whose image no node can run, naming the image', async () => {
-    const noImage = scaledSeed('no-image', MODEL_URL);
-    noImage.spec.qdrant.replicas = 1;
-    noImage.spec.inference.replicas = 1;
+    const noImage = smallSeed('no-image', MODEL_URL);
     noImage.spec.inference.image = 'example.com/nothing:1.0';
     expect(
       (await cluster.request('POST', platformsPath(), noImage)).status,

@@ -20,6 +20,7 @@ import { LastWrites } from './LastWrites';
 import { QdrantScaleDown, ScaleDownStep } from './QdrantScaleDown';
 import { QdrantRebalance } from './QdrantRebalance';
 import { QdrantRepair } from './QdrantRepair';
+import { inferenceHorizontalPodAutoscaler, inferenceScaledObject, inferenceServiceMonitor, qdrantPodMonitor } from './scalingChildren';
 import { qdrantUpgradePartition, UpgradeStep } from './qdrantUpgradePartition';
 import { qdrantUnsettled } from '../qdrant/qdrantUnsettled';
 import { podOfPeerUri } from '../qdrant/observeCluster';
@@ -61,7 +62,13 @@ export interface Caches {
   configMaps: SharedInformer;
   pvcs: SharedInformer;
   pdbs: SharedInformer;
+  hpas: SharedInformer;
   pods: SharedInformer;
+  /** Present where KEDA's CRDs were installed when the operator started. */
+  scaledObjects?: SharedInformer;
+  /** Present where the Prometheus Operator's CRDs were installed when the operator started. */
+  serviceMonitors?: SharedInformer;
+  podMonitors?: SharedInformer;
 }
 
 export interface ReconcileResult {
@@ -264,10 +271,13 @@ export class PlatformReconciler {
     this.rebalance = new QdrantRebalance(peerDeps);
     this.repair = new QdrantRepair({ ...peerDeps, graceMs: o.deadReplicaGraceMs ?? 120_000 });
     const { platforms, pods, ...children } = o.caches;
-    for (const cache of Object.values(children)) {
-      cache.on((_type, obj) => this.lastWrites.observed(objectId(obj.kind, obj.metadata.namespace, obj.metadata.name)));
-    }
+    for (const cache of Object.values(children)) if (cache) this.observeChildren(cache);
     platforms.on((_type, obj) => this.lastWrites.observed(statusId(obj)));
+  }
+
+  /** Children of this kind that the caches show need no longer be remembered as written. */
+  observeChildren(cache: SharedInformer): void {
+    cache.on((_type, obj) => this.lastWrites.observed(objectId(obj.kind, obj.metadata.namespace, obj.metadata.name)));
   }
 
   async reconcile(key: string): Promise<ReconcileResult> {
@@ -382,6 +392,13 @@ export class PlatformReconciler {
       children.push({ obj: deployment, ref: Resources.deployments, cache: caches.deployments });
     }
     children.push({ obj: inferenceService(p), ref: Resources.services, cache: caches.services });
+    // Autoscalers scale the platform (its scale subresource), monitors scrape both tiers.
+    const hpa = inferenceHorizontalPodAutoscaler(p, spec);
+    if (hpa) children.push({ obj: hpa, ref: Resources.hpas, cache: caches.hpas });
+    const scaledObject = inferenceScaledObject(p, spec);
+    if (scaledObject && caches.scaledObjects) children.push({ obj: scaledObject, ref: Resources.scaledObjects, cache: caches.scaledObjects });
+    if (caches.serviceMonitors) children.push({ obj: inferenceServiceMonitor(p), ref: Resources.serviceMonitors, cache: caches.serviceMonitors });
+    if (caches.podMonitors) children.push({ obj: qdrantPodMonitor(p), ref: Resources.podMonitors, cache: caches.podMonitors });
 
     const deploymentChild = children.find(c => c.ref === Resources.deployments);
     // Children are independent objects: apply them concurrently.
@@ -400,6 +417,8 @@ export class PlatformReconciler {
       if (!reconcileError) {
         await this.deleteIfPresent(p, caches.pdbs, Resources.pdbs, pdb ? undefined : names.qdrant(p));
         await this.deleteIfPresent(p, caches.pvcs, Resources.pvcs, pvc ? undefined : names.modelPvc(p));
+        await this.deleteIfPresent(p, caches.hpas, Resources.hpas, hpa ? undefined : names.inference(p));
+        if (caches.scaledObjects) await this.deleteIfPresent(p, caches.scaledObjects, Resources.scaledObjects, scaledObject ? undefined : names.inference(p));
       }
 
       // A new model reaches running servers by hot reload once the Deployment has rolled out.
@@ -436,6 +455,10 @@ export class PlatformReconciler {
           qdrantCluster: clusterInfo,
           inferenceServers,
           modelReloadFailures,
+          autoscalingUnavailable:
+            scaledObject && !caches.scaledObjects
+              ? `spec.inference.autoscaling.metric ${spec.inference.autoscaling!.metric} needs KEDA: its ScaledObject CRD (keda.sh/v1alpha1) was not installed when the operator started`
+              : undefined,
           qdrantScaleDown: scaleDown && scaleDown.status.step !== 'Done' ? scaleDown.status : undefined,
           qdrantUpgrade: upgrade,
           // Indexed by platform: a pass reads its own volumes, not every platform's.

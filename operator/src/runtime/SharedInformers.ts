@@ -167,6 +167,11 @@ export const Resources = {
   configMaps: { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true },
   pvcs: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims', namespaced: true },
   pdbs: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', plural: 'poddisruptionbudgets', namespaced: true },
+  hpas: { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', plural: 'horizontalpodautoscalers', namespaced: true },
+  /** Optional kinds: watched only where their CRDs are installed when the operator starts. */
+  scaledObjects: { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', plural: 'scaledobjects', namespaced: true },
+  serviceMonitors: { apiVersion: 'monitoring.coreos.com/v1', kind: 'ServiceMonitor', plural: 'servicemonitors', namespaced: true },
+  podMonitors: { apiVersion: 'monitoring.coreos.com/v1', kind: 'PodMonitor', plural: 'podmonitors', namespaced: true },
   pods: { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true },
   events: { apiVersion: 'v1', kind: 'Event', plural: 'events', namespaced: true },
 } satisfies Record<string, ResourceRef>;

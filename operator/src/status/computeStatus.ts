@@ -32,6 +32,8 @@ export interface ObservedChildren {
   inferenceServers?: Record<string, InferenceServerState>;
   /** Servers that could not hot-reload the desired model (they keep serving theirs). */
   modelReloadFailures?: ReloadFailure[];
+  /** Why spec.inference.autoscaling cannot be carried out here (KEDA missing). */
+  autoscalingUnavailable?: string;
   /** An error from applying children in this pass. */
   reconcileError?: string;
 }
@@ -604,6 +606,9 @@ export function computeStatus(
       reason: Reason.ReplicationFactorOne,
       message: `${which} on ${spec.qdrant.replicas} peers: a lost peer or volume loses its shards, and a rolling restart makes them unavailable; set spec.qdrant.replicationFactor to 2 or more (existing collections keep theirs)`,
     });
+  }
+  if (observed.autoscalingUnavailable) {
+    inputs.push({ type: ConditionType.AutoscalingUnavailable, status: 'True', reason: Reason.KedaNotInstalled, message: observed.autoscalingUnavailable });
   }
   const onCpu = spec.inference.gpu.count > 0 ? gpuFallbacks(observed.inferenceServers) : undefined;
   if (onCpu) inputs.push({ type: ConditionType.GPUUnused, status: 'True', reason: Reason.CudaUnavailable, message: onCpu });

@@ -33,6 +33,7 @@ export const Reason = {
   ModelRejected: 'ModelRejected',
   ModelUpToDate: 'ModelUpToDate',
   WarmupTimeout: 'WarmupTimeout',
+  KedaNotInstalled: 'KedaNotInstalled',
   ProgressDeadlineExceeded: 'ProgressDeadlineExceeded',
   ContainerCrashLooping: 'ContainerCrashLooping',
   ServersNotReady: 'ServersNotReady',

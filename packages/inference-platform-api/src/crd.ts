@@ -517,12 +517,52 @@ export const inferencePlatformSchema: JSONSchemaProps = {
               description:
                 'How a new modelUrl reaches running servers. HotReload: each server fetches and loads it beside the old model and swaps, with no pod restart (the model volume must hold two models while it does). Rollout: a rolling update of the pods. pvc:// models always roll out.',
             },
+            autoscaling: {
+              type: 'object',
+              description:
+                'Scales the inference servers: a HorizontalPodAutoscaler (metric cpu) or a KEDA ScaledObject on the servers\' own Prometheus metrics (queueDepth, requestsPerSecond; needs KEDA). Both scale this InferencePlatform through its scale subresource, so spec.inference.replicas shows what the autoscaler chose; leave it out of GitOps manifests.',
+              required: ['maxReplicas', 'target'],
+              properties: {
+                minReplicas: { type: 'integer', minimum: 1, maximum: 1000, default: 1 },
+                maxReplicas: { type: 'integer', minimum: 1, maximum: 1000 },
+                metric: {
+                  type: 'string',
+                  enum: ['cpu', 'queueDepth', 'requestsPerSecond'],
+                  default: 'cpu',
+                  description:
+                    'cpu: average CPU use in percent of the servers\' CPU request; queueDepth: images waiting per server (inference_queue_depth); requestsPerSecond: HTTP requests per second per server (inference_http_requests_total).',
+                },
+                target: { type: 'integer', minimum: 1, maximum: 100000, description: 'The value per server the autoscaler keeps the metric at.' },
+                prometheusServerAddress: {
+                  type: 'string',
+                  pattern: '^https?://',
+                  description: 'The Prometheus KEDA queries for queueDepth and requestsPerSecond, e.g. http://prometheus-operated.monitoring:9090.',
+                },
+              },
+              'x-kubernetes-validations': [
+                {
+                  rule: 'self.minReplicas <= self.maxReplicas',
+                  message: 'spec.inference.autoscaling.minReplicas must not exceed maxReplicas',
+                  fieldPath: '.minReplicas',
+                },
+                {
+                  rule: "self.metric == 'cpu' || has(self.prometheusServerAddress)",
+                  message: 'spec.inference.autoscaling.prometheusServerAddress is required for the queueDepth and requestsPerSecond metrics (KEDA queries Prometheus)',
+                  fieldPath: '.prometheusServerAddress',
+                },
+              ],
+            },
           },
           'x-kubernetes-validations': [
             {
               rule: "!self.modelUrl.startsWith('pvc://') || self.modelUrl.matches('^pvc://[a-z0-9]([-a-z0-9]*[a-z0-9])?/.+$')",
               message: 'spec.inference.modelUrl: pvc:// URLs must be pvc://<claim-name>/<path>',
               fieldPath: '.modelUrl',
+            },
+            {
+              rule: "!has(self.autoscaling) || self.autoscaling.metric != 'cpu' || (has(self.resources) && has(self.resources.requests) && 'cpu' in self.resources.requests)",
+              message: 'spec.inference.resources.requests.cpu is required to autoscale on cpu (utilization is measured against the request)',
+              fieldPath: '.autoscaling',
             },
           ],
         },

@@ -66,6 +66,7 @@ const fullSpec: DeepRequired<InferencePlatformSpec> = {
     progressDeadlineSeconds: 600,
     serviceAccountName: 'sa',
     modelUpdate: 'HotReload',
+    autoscaling: { minReplicas: 1, maxReplicas: 4, metric: 'queueDepth', target: 8, prometheusServerAddress: 'http://prometheus:9090' },
   },
 };
 

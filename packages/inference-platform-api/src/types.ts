@@ -157,9 +157,23 @@ export interface InferenceSpec {
    * pvc:// models always roll out (the volume is part of the pod).
    */
   modelUpdate?: ModelUpdateStrategy;
+  /** Scales the servers through this platform's scale subresource (HPA for cpu, KEDA for the others). */
+  autoscaling?: AutoscalingSpec;
 }
 
 export type ModelUpdateStrategy = 'HotReload' | 'Rollout';
+
+export interface AutoscalingSpec {
+  /** Default 1. */
+  minReplicas?: number;
+  maxReplicas: number;
+  /** Default cpu (HorizontalPodAutoscaler); queueDepth and requestsPerSecond need KEDA and Prometheus. */
+  metric?: 'cpu' | 'queueDepth' | 'requestsPerSecond';
+  /** Per server: CPU percent of the request, images queued, or requests per second. */
+  target: number;
+  /** The Prometheus KEDA queries (queueDepth, requestsPerSecond). */
+  prometheusServerAddress?: string;
+}
 
 export interface InferencePlatformSpec {
   qdrant: QdrantSpec;
@@ -343,6 +357,8 @@ export const ConditionType = {
   GPUUnused: 'GPUUnused',
   /** The last backup (spec.qdrant.backup) succeeded (True) or failed (False); written by the backup controller. */
   BackupSucceeded: 'BackupSucceeded',
+  /** Warning: spec.inference.autoscaling asks for what the cluster lacks (KEDA's CRDs). */
+  AutoscalingUnavailable: 'AutoscalingUnavailable',
   /** True while ready servers still serve another model than spec.inference.modelUrl (a hot reload in progress). */
   ModelUpdating: 'ModelUpdating',
 } as const;

@@ -1,4 +1,4 @@
-import { InferencePlatformSpec, S3SourceSpec } from './types';
+import { AutoscalingSpec, InferencePlatformSpec, S3SourceSpec } from './types';
 
 export type DefaultedSpec = {
   qdrant: Required<
@@ -6,9 +6,10 @@ export type DefaultedSpec = {
   > &
     Pick<InferencePlatformSpec['qdrant'], 'storageClassName' | 'resources' | 'apiKeySecretRef' | 'backup'>;
   inference: Required<
-    Omit<InferencePlatformSpec['inference'], 'resources' | 'gpu' | 'modelSource' | 'serviceAccountName'>
+    Omit<InferencePlatformSpec['inference'], 'resources' | 'gpu' | 'modelSource' | 'serviceAccountName' | 'autoscaling'>
   > &
     Pick<InferencePlatformSpec['inference'], 'resources' | 'serviceAccountName'> & {
+      autoscaling?: Required<Omit<AutoscalingSpec, 'prometheusServerAddress'>> & Pick<AutoscalingSpec, 'prometheusServerAddress'>;
       gpu: { count: number; type?: string };
       modelSource: Required<
         Omit<
@@ -51,6 +52,9 @@ export function withDefaults(spec: InferencePlatformSpec): DefaultedSpec {
       batchMaxLatencyMs: i.batchMaxLatencyMs ?? 5,
       progressDeadlineSeconds: i.progressDeadlineSeconds ?? 600,
       modelUpdate: i.modelUpdate ?? 'HotReload',
+      autoscaling: i.autoscaling
+        ? { ...i.autoscaling, minReplicas: i.autoscaling.minReplicas ?? 1, metric: i.autoscaling.metric ?? 'cpu' }
+        : undefined,
       gpu: { count: i.gpu?.count ?? 0, type: i.gpu?.type },
       modelSource: {
         mode: i.modelSource?.mode ?? 'emptyDir',

@@ -435,19 +435,23 @@ export class LocalCluster {
     for (const file of fs.readdirSync(dir).filter(f => /\.ya?ml$/.test(f)).sort()) {
       for (const doc of yaml.loadAll(fs.readFileSync(path.join(dir, file), 'utf8'))) {
         const crd = doc as any;
-        if (crd?.kind !== 'CustomResourceDefinition') continue;
-        await this.apply(crd);
-        await this.until(`CRD ${crd.metadata.name} established`, async () => {
-          const r = await this.request(
-            'GET',
-            `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,
-          );
-          return (r.body.status?.conditions ?? []).some(
-            (c: any) => c.type === 'Established' && c.status === 'True',
-          );
-        });
+        if (crd?.kind === 'CustomResourceDefinition') await this.installCrd(crd);
       }
     }
+  }
+
+  /** Applies a CRD and waits until its kind is served. */
+  async installCrd(crd: any) {
+    await this.apply(crd);
+    await this.until(`CRD ${crd.metadata.name} established`, async () => {
+      const r = await this.request(
+        'GET',
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,
+      );
+      return (r.body.status?.conditions ?? []).some(
+        (c: any) => c.type === 'Established' && c.status === 'True',
+      );
+    });
   }
 
   async until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000) {

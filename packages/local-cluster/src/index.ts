@@ -11,3 +11,5 @@ export { QdrantClusterDouble, closeServer } from './simulatedQdrant/QdrantCluste
 export type { RecordedCall } from './simulatedQdrant/QdrantClusterDouble';
 export { SimulatedQdrant } from './simulatedQdrant/SimulatedQdrant';
 export { S3TestServer, ensureVersitygw, VERSITYGW_VERSION } from './s3/S3TestServer';
+export { thirdPartyCrds } from './thirdPartyCrds';
+export type { ThirdParty } from './thirdPartyCrds';

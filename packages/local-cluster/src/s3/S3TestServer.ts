@@ -10,6 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import os from 'node:os';
 import { findRepoRoot } from '../LocalCluster';
+import { freePort } from '../freePort';
 
 /** Pinned in tools/s3server/go.mod; bump both together. */
 export const VERSITYGW_VERSION = 'v1.8.0';
@@ -47,17 +48,6 @@ export function ensureVersitygw(): string {
   );
   fs.renameSync(tmp, bin);
   return bin;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitForPort(
