@@ -184,21 +184,23 @@ export function restartOnNewLeader(deployment: any, live: any, cluster: QdrantCl
   }
 }
 
-/** On the inference pod template: the model URL for which pods with failing loaders were replaced. */
-export const ANNOTATION_RESTARTED_FOR_MODEL = 'cv.platform.tech/restarted-for-model';
+/** On the inference pod template (hot reload): the model URL its pods were last started for. */
+export const ANNOTATION_STARTED_FOR_MODEL = 'cv.platform.tech/started-for-model';
 
 /**
  * Hot reload needs a server that runs. When none is ready and the loaders
- * are failing, a new model would otherwise reach the pods only when their
- * crash-loop back-off (up to 5 minutes) next restarts a loader: the pods are
- * replaced instead (a template annotation naming the model), once per model.
+ * gave up on (or fail at) the model the pods were started for, a new model
+ * would otherwise reach them only when a loader runs again: the pods are
+ * replaced instead (the template names the model they start for; a new
+ * Deployment starts with the current one, so a first failure replaces
+ * nothing).
  */
-export function restartForModel(deployment: any, live: any, modelUrl: string, pods: any[]) {
-  let restartedFor: string | undefined = live?.spec?.template?.metadata?.annotations?.[ANNOTATION_RESTARTED_FOR_MODEL];
-  if (live && !(live.status?.readyReplicas > 0) && restartedFor !== modelUrl && modelLoadFailure(pods, modelUrl, true)) restartedFor = modelUrl;
-  if (restartedFor) {
+export function startPodsForModel(deployment: any, live: any, modelUrl: string, pods: any[]) {
+  let startedFor: string | undefined = live ? live.spec?.template?.metadata?.annotations?.[ANNOTATION_STARTED_FOR_MODEL] : modelUrl;
+  if (live && !(live.status?.readyReplicas > 0) && startedFor !== modelUrl && modelLoadFailure(pods, modelUrl, true)) startedFor = modelUrl;
+  if (startedFor) {
     const t = deployment.spec.template.metadata;
-    t.annotations = { ...(t.annotations ?? {}), [ANNOTATION_RESTARTED_FOR_MODEL]: restartedFor };
+    t.annotations = { ...(t.annotations ?? {}), [ANNOTATION_STARTED_FOR_MODEL]: startedFor };
   }
 }
 
@@ -388,7 +390,7 @@ export class PlatformReconciler {
       if (spec.qdrant.onLeaderChange === 'RestartInference') {
         restartOnNewLeader(deployment, caches.deployments.get(namespace, names.inference(p)), clusterInfo);
       }
-      if (hotReload(spec)) restartForModel(deployment, caches.deployments.get(namespace, names.inference(p)), spec.inference.modelUrl, inferencePods);
+      if (hotReload(spec)) startPodsForModel(deployment, caches.deployments.get(namespace, names.inference(p)), spec.inference.modelUrl, inferencePods);
       children.push({ obj: deployment, ref: Resources.deployments, cache: caches.deployments });
     }
     children.push({ obj: inferenceService(p), ref: Resources.services, cache: caches.services });

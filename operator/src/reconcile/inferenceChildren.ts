@@ -101,6 +101,9 @@ export function modelPathFor(spec: DefaultedSpec): string {
   return MODEL_PATH;
 }
 
+/** The server's own download directory (hot reload), an emptyDir of its own. */
+const DOWNLOAD_DIR = '/var/cache/model-downloads';
+
 /** Whether a new modelUrl reaches running servers by hot reload (pvc:// models live in the pod's volumes: they roll out). */
 export function hotReload(spec: DefaultedSpec): boolean {
   return spec.inference.modelUpdate === 'HotReload' && !spec.inference.modelUrl.startsWith('pvc://');
@@ -230,7 +233,7 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
       ...(i.gpu.count > 0 ? [{ name: 'EXECUTION_PROVIDER', value: 'cuda' }] : []),
       ...apiKeyEnv(spec),
       // A hot reload is fetched by the server itself, as the loader would.
-      ...(hotReload(spec) ? s3LoaderEnv(spec) : []),
+      ...(hotReload(spec) ? [{ name: 'MODEL_CACHE_DIR', value: DOWNLOAD_DIR }, ...s3LoaderEnv(spec)] : []),
     ],
     // Ready only once the model is loaded and Qdrant answers.
     readinessProbe: {
@@ -246,6 +249,7 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
     volumeMounts: [
       { name: 'model', mountPath: MODEL_DIR, readOnly: true },
       { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
+      ...(hotReload(spec) ? [{ name: 'downloads', mountPath: DOWNLOAD_DIR }] : []),
     ],
     securityContext: CONTAINER_SECURITY,
     // A crash without a termination message leaves the last log lines
@@ -280,7 +284,12 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
           // the live object differ from it on every pass.
           ...(initContainers.length ? { initContainers } : {}),
           containers: [container],
-          volumes: [modelVolume(p, spec), { name: 'config', configMap: { name: names.inferenceConfig(p) } }],
+          volumes: [
+            modelVolume(p, spec),
+            { name: 'config', configMap: { name: names.inferenceConfig(p) } },
+            // Where a hot-reloaded model is downloaded (and deleted once loaded).
+            ...(hotReload(spec) ? [{ name: 'downloads', emptyDir: { sizeLimit: String(i.modelSource.sizeLimit) } }] : []),
+          ],
           ...(affinity ? { affinity } : {}),
           ...(tolerations ? { tolerations } : {}),
         },
