@@ -109,12 +109,21 @@ function openFeed(server: http.Server, lastEventId?: string) {
 }
 
 describe('inference-platform backend against a real cluster', () => {
-  it('lists, gets, creates, patches and deletes platforms', async () => {
-    const { server } = await backend();
+  it('lists, gets, creates, patches and deletes platforms, auditing every write', async () => {
+    const outcomes: string[] = [];
+    const auditor = mockServices.auditor.mock({
+      createEvent: async ({ eventId, meta }) => ({
+        success: async () => void outcomes.push(`${eventId} ${meta?.namespace}/${meta?.name} ok`),
+        fail: async ({ error }) => void outcomes.push(`${eventId} ${meta?.namespace}/${meta?.name} failed: ${error.name}`),
+      }),
+    });
+    const { server } = await backend([auditor.factory]);
     const auth = mockCredentials.user.header();
     const created = await request(server).post('/api/inference-platform/platforms').set('Authorization', auth).send(createBody('crud'));
     expect(created.status).toBe(201);
     expect(created.body.metadata.uid).toBeDefined();
+    const again = await request(server).post('/api/inference-platform/platforms').set('Authorization', auth).send(createBody('crud'));
+    expect(again.status).toBe(409);
 
     const ready = await eventually('Ready in list', async () => {
       const r = await request(server).get('/api/inference-platform/platforms').set('Authorization', auth);
@@ -146,6 +155,12 @@ describe('inference-platform backend against a real cluster', () => {
     await eventually('gone', async () =>
       (await request(server).get(`/api/inference-platform/platforms/${ns}/crud`).set('Authorization', auth)).status === 404,
     );
+    expect(outcomes).toEqual([
+      `platform-create ${ns}/crud ok`,
+      `platform-create ${ns}/crud failed: ConflictError`,
+      `platform-update ${ns}/crud ok`,
+      `platform-delete ${ns}/crud ok`,
+    ]);
   });
 
   it('returns 400 with the reason for bad requests, including the API server\'s own validation', async () => {

@@ -10,6 +10,26 @@ describe('inferencePlatformPlugin', () => {
       .set('Authorization', mockCredentials.none.header());
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'ok' });
+    // Whether the operator runs, never why not (that may quote a configuration error).
+    expect(Object.keys(res.body.operator).sort()).toEqual(
+      res.body.operator.available === false ? ['available'] : ['leader', 'synced'],
+    );
+  });
+
+  it('lists all its permissions for policy authors, the basic ones included', async () => {
+    const { server } = await startTestBackend({ features: [inferencePlatformPlugin] });
+    const res = await request(server)
+      .get('/api/inference-platform/.well-known/backstage/permissions/metadata')
+      .set('Authorization', mockCredentials.service.header());
+    expect(res.status).toBe(200);
+    expect(res.body.permissions.map((p: any) => p.name).sort()).toEqual([
+      'inference-platform.backup.create',
+      'inference-platform.create',
+      'inference-platform.delete',
+      'inference-platform.read',
+      'inference-platform.restore.create',
+      'inference-platform.update',
+    ]);
   });
 
   it('answers /health for a signed-in user too', async () => {

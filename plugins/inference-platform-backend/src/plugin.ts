@@ -13,10 +13,16 @@ import {
 import { createRouter } from './service/router';
 import { embeddedOperatorServiceRef } from './service/operatorServiceRef';
 import { PlatformFeed } from './service/PlatformFeed';
-import { isPlatformOwner, PlatformResource, platformPermissionResourceRef } from './permissions/rules';
+import {
+  isPlatformOwner,
+  PlatformResource,
+  platformPermissionResourceRef,
+} from './permissions/rules';
 
 const normalizeRef = (ref: string) =>
-  stringifyEntityRef(parseEntityRef(ref, { defaultKind: 'group', defaultNamespace: 'default' }));
+  stringifyEntityRef(
+    parseEntityRef(ref, { defaultKind: 'group', defaultNamespace: 'default' }),
+  );
 
 /**
  * The inference-platform backend plugin: hosts the operator, the REST API
@@ -34,48 +40,75 @@ export const inferencePlatformPlugin = createBackendPlugin({
         httpAuth: coreServices.httpAuth,
         auth: coreServices.auth,
         permissions: coreServices.permissions,
+        auditor: coreServices.auditor,
         permissionsRegistry: coreServices.permissionsRegistry,
         lifecycle: coreServices.lifecycle,
         catalog: catalogServiceRef,
         embedded: embeddedOperatorServiceRef,
       },
-      async init({ logger, httpRouter, httpAuth, auth, permissions, permissionsRegistry, lifecycle, catalog, embedded }) {
+      async init({
+        logger,
+        httpRouter,
+        httpAuth,
+        auth,
+        permissions,
+        auditor,
+        permissionsRegistry,
+        lifecycle,
+        catalog,
+        embedded,
+      }) {
         const { operator, unavailableReason } = embedded;
 
         // Owners: the CR's owner annotation and the owner of its linked catalog entity.
         const ownerCache = new Map<string, { at: number; owners: string[] }>();
-        const resolveOwners = async (p: InferencePlatform): Promise<string[]> => {
+        const resolveOwners = async (
+          p: InferencePlatform,
+        ): Promise<string[]> => {
           const key = `${p.metadata.uid}/${p.metadata.resourceVersion}`;
           const hit = ownerCache.get(key);
           if (hit && Date.now() - hit.at < 30_000) return hit.owners;
           const owners = new Set<string>();
           const a = p.metadata.annotations ?? {};
-          if (a[OWNER_ANNOTATION]) owners.add(normalizeRef(a[OWNER_ANNOTATION]));
+          if (a[OWNER_ANNOTATION])
+            owners.add(normalizeRef(a[OWNER_ANNOTATION]));
           if (a[CATALOG_ENTITY_ANNOTATION]) {
             const entity = await catalog
-              .getEntityByRef(a[CATALOG_ENTITY_ANNOTATION], { credentials: await auth.getOwnServiceCredentials() })
+              .getEntityByRef(a[CATALOG_ENTITY_ANNOTATION], {
+                credentials: await auth.getOwnServiceCredentials(),
+              })
               .catch(() => undefined);
             const owner = entity?.spec?.owner;
             if (typeof owner === 'string') owners.add(normalizeRef(owner));
           }
           const list = [...owners];
           ownerCache.set(key, { at: Date.now(), owners: list });
-          if (ownerCache.size > 5000) ownerCache.delete(ownerCache.keys().next().value!);
+          if (ownerCache.size > 5000)
+            ownerCache.delete(ownerCache.keys().next().value!);
           return list;
         };
 
         // Update and delete may be conditional (owner-only): the permission
         // framework asks this plugin to load the platforms and apply the rules.
+        // Read and create concern no single platform (basic permissions);
+        // registered so a policy author sees every permission in the metadata.
+        permissionsRegistry.addPermissions(
+          inferencePlatformPermissions.filter(p => p.type === 'basic'),
+        );
         permissionsRegistry.addResourceType({
           resourceRef: platformPermissionResourceRef,
-          permissions: inferencePlatformPermissions.filter(p => p.type === 'resource'),
+          permissions: inferencePlatformPermissions.filter(
+            p => p.type === 'resource',
+          ),
           rules: [isPlatformOwner],
           getResources: async refs =>
             Promise.all(
               refs.map(async (ref): Promise<PlatformResource | undefined> => {
                 const [ns, name] = ref.split('/');
                 const p = operator?.platform(ns, name);
-                return p ? { platform: p, owners: await resolveOwners(p) } : undefined;
+                return p
+                  ? { platform: p, owners: await resolveOwners(p) }
+                  : undefined;
               }),
             ),
         });
@@ -89,6 +122,7 @@ export const inferencePlatformPlugin = createBackendPlugin({
             httpAuth,
             auth,
             permissions,
+            auditor,
             operator,
             unavailableReason,
             feed,

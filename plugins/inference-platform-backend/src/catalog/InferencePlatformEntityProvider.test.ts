@@ -63,7 +63,11 @@ describe('InferencePlatformEntityProvider', () => {
       kind: 'Resource',
       metadata: {
         name: `${ns}.search`,
-        annotations: { 'cv.platform.tech/inference-platform': `${ns}/search` },
+        annotations: {
+          'cv.platform.tech/inference-platform': `${ns}/search`,
+          'backstage.io/kubernetes-label-selector': 'cv.platform.tech/platform=search',
+          'backstage.io/kubernetes-namespace': ns,
+        },
         links: [{ url: `http://portal/inference-platforms/${ns}/search` }],
       },
       spec: {

@@ -2,9 +2,11 @@ import { coreServices, createBackendModule } from '@backstage/backend-plugin-api
 import { catalogProcessingExtensionPoint } from '@backstage/plugin-catalog-node';
 import { embeddedOperatorServiceRef } from '../service/operatorServiceRef';
 import { InferencePlatformEntityProvider } from './InferencePlatformEntityProvider';
+import { PlatformDependencyProcessor } from './PlatformDependencyProcessor';
 
 /**
- * Catalog module: every InferencePlatform becomes a Resource entity.
+ * Catalog module: every InferencePlatform becomes a Resource entity, and
+ * entities naming a platform depend on it.
  *
  * @public
  */
@@ -21,6 +23,8 @@ export const catalogModuleInferencePlatform = createBackendModule({
         lifecycle: coreServices.lifecycle,
       },
       async init({ catalog, config, logger, embedded, lifecycle }) {
+        // Relations need no cluster: they come from the entities' own annotations.
+        catalog.addProcessor(new PlatformDependencyProcessor());
         if (!embedded.operator) {
           logger.warn('inference-platform entity provider disabled: no cluster configured');
           return;

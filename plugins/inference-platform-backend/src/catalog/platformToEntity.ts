@@ -10,6 +10,8 @@ import {
 } from '@cv-platform/plugin-inference-platform-common';
 
 export const SYSTEM_ANNOTATION = 'cv.platform.tech/system';
+/** The label the operator puts on every child of a platform (pods included). */
+const PLATFORM_LABEL = 'cv.platform.tech/platform';
 
 export interface PlatformEntityDefaults {
   appBaseUrl: string;
@@ -37,6 +39,9 @@ export function platformToEntity(p: InferencePlatform, d: PlatformEntityDefaults
         'backstage.io/managed-by-location': location,
         'backstage.io/managed-by-origin-location': location,
         [ENTITY_PLATFORM_ANNOTATION]: `${ns}/${name}`,
+        // The stock Kubernetes tab finds the platform's objects by these: every child carries the label.
+        'backstage.io/kubernetes-label-selector': `${PLATFORM_LABEL}=${name}`,
+        'backstage.io/kubernetes-namespace': ns,
       },
       links: [
         { url: `${d.appBaseUrl}${platformPagePath(ns, name)}`, title: 'Platform dashboard', icon: 'dashboard' },

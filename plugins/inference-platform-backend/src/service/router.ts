@@ -1,4 +1,5 @@
 import {
+  AuditorService,
   AuthService,
   HttpAuthService,
   LoggerService,
@@ -36,7 +37,7 @@ import {
   RESTORE_PLURAL,
   RestoreList,
 } from '@cv-platform/plugin-inference-platform-common';
-import express from 'express';
+import express, { Request, Response } from 'express';
 import Router from 'express-promise-router';
 import { z } from 'zod';
 import { Registry } from 'prom-client';
@@ -49,20 +50,28 @@ export interface RouterOptions {
   httpAuth: HttpAuthService;
   auth?: AuthService;
   permissions: PermissionsService;
+  /** Audits every write; absent in tests that do not look. */
+  auditor?: AuditorService;
   operator?: Operator;
   unavailableReason?: string;
   feed?: PlatformFeed;
 }
 
 const platformPath = (ns: string, name?: string) =>
-  `/apis/${API_VERSION}/namespaces/${encodeURIComponent(ns)}/${PLURAL}${name ? `/${encodeURIComponent(name)}` : ''}`;
+  `/apis/${API_VERSION}/namespaces/${encodeURIComponent(ns)}/${PLURAL}${
+    name ? `/${encodeURIComponent(name)}` : ''
+  }`;
 
 const restoresPath = (ns: string) =>
   `/apis/${API_VERSION}/namespaces/${encodeURIComponent(ns)}/${RESTORE_PLURAL}`;
 
 /** A missing InferencePlatformRestore CRD answers 404 for the whole collection; say so. */
 function translateRestores(e: unknown): never {
-  if (e instanceof KubeApiError && e.statusCode === 404 && !e.body?.details?.name) {
+  if (
+    e instanceof KubeApiError &&
+    e.statusCode === 404 &&
+    !e.body?.details?.name
+  ) {
     throw new NotFoundError(
       `the cluster does not serve ${RESTORE_PLURAL}.cv.platform.tech: install its CRD (deploy/crds/${RESTORE_PLURAL}.cv.platform.tech.yaml)`,
     );
@@ -73,8 +82,9 @@ function translateRestores(e: unknown): never {
 /** Newest first; the name breaks ties within a second. */
 function newestFirst(a: InferencePlatformRestore, b: InferencePlatformRestore) {
   return (
-    (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '') ||
-    (b.metadata.name ?? '').localeCompare(a.metadata.name ?? '')
+    (b.metadata.creationTimestamp ?? '').localeCompare(
+      a.metadata.creationTimestamp ?? '',
+    ) || (b.metadata.name ?? '').localeCompare(a.metadata.name ?? '')
   );
 }
 
@@ -82,7 +92,8 @@ function newestFirst(a: InferencePlatformRestore, b: InferencePlatformRestore) {
 function translate(e: unknown): never {
   if (e instanceof KubeApiError) {
     const message = e.body?.message ?? e.message;
-    if (e.statusCode === 400 || e.statusCode === 422) throw new InputError(message);
+    if (e.statusCode === 400 || e.statusCode === 422)
+      throw new InputError(message);
     if (e.statusCode === 404) throw new NotFoundError(message);
     if (e.statusCode === 409) throw new ConflictError(message);
     if (e.statusCode === 403) throw new NotAllowedError(message);
@@ -94,7 +105,9 @@ function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   const r = schema.safeParse(body);
   if (!r.success) {
     throw new InputError(
-      r.error.issues.map(i => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '),
+      r.error.issues
+        .map(i => `${i.path.join('.') || 'body'}: ${i.message}`)
+        .join('; '),
     );
   }
   return r.data;
@@ -104,19 +117,51 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
   const router = Router();
   router.use(express.json({ limit: '256kb' }));
 
+  // Unauthenticated: it says whether the operator runs, never why not (the
+  // reason, which may quote a configuration error, is in the backend's log).
+  // Every write is an audit event (who, what, which platform, outcome).
+  const audited =
+    (
+      eventId: string,
+      severityLevel: 'medium' | 'high',
+      handler: (req: Request, res: Response) => Promise<void>,
+    ) =>
+    async (req: Request, res: Response) => {
+      const event = await o.auditor?.createEvent({
+        eventId,
+        severityLevel,
+        request: req,
+        meta: {
+          namespace: req.params.namespace ?? req.body?.namespace ?? null,
+          name: req.params.name ?? req.body?.name ?? null,
+        },
+      });
+      try {
+        await handler(req, res);
+        await event?.success({ meta: { status: res.statusCode } });
+      } catch (e) {
+        await event?.fail({
+          error: e instanceof Error ? e : new Error(String(e)),
+        });
+        throw e;
+      }
+    };
+
   router.get('/health', (_req, res) => {
     res.json({
       status: 'ok',
       operator: o.operator
         ? { synced: o.operator.hasSynced(), leader: o.operator.isLeader() }
-        : { unavailable: o.unavailableReason },
+        : { available: false },
     });
   });
 
   // Prometheus scrapes this with a Backstage credential (e.g. a static
   // externalAccess token); the embedded operator's metrics and this
   // process's own (heap, RSS, event-loop lag) in one exposition.
-  const metrics = o.operator ? Registry.merge([o.operator.metrics.registry, processMetrics()]) : processMetrics();
+  const metrics = o.operator
+    ? Registry.merge([o.operator.metrics.registry, processMetrics()])
+    : processMetrics();
   router.get('/metrics', async (req, res) => {
     await o.httpAuth.credentials(req);
     res.setHeader('Content-Type', metrics.contentType);
@@ -124,8 +169,14 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
   });
 
   const requireOperator = (): Operator => {
-    if (!o.operator) throw new ServiceUnavailableError(o.unavailableReason ?? 'no cluster configured');
-    if (!o.operator.hasSynced()) throw new ServiceUnavailableError('still loading platforms from the cluster; retry shortly');
+    if (!o.operator)
+      throw new ServiceUnavailableError(
+        o.unavailableReason ?? 'no cluster configured',
+      );
+    if (!o.operator.hasSynced())
+      throw new ServiceUnavailableError(
+        'still loading platforms from the cluster; retry shortly',
+      );
     return o.operator;
   };
 
@@ -135,7 +186,8 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
       [{ permission: inferencePlatformReadPermission }],
       { credentials },
     );
-    if (decision.result !== AuthorizeResult.ALLOW) throw new NotAllowedError('not allowed to read inference platforms');
+    if (decision.result !== AuthorizeResult.ALLOW)
+      throw new NotAllowedError('not allowed to read inference platforms');
   };
 
   const authorizeOne = async (
@@ -158,17 +210,29 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
   };
 
   /** The platform as the API server has it now (writes validate against it, not the cache). */
-  const fetchPlatform = async (op: Operator, ns: string, name: string): Promise<InferencePlatform> =>
-    op.client.request<InferencePlatform>('GET', platformPath(ns, name)).catch((e: unknown) => {
-      if (e instanceof KubeApiError && e.statusCode === 404) {
-        throw new NotFoundError(`inference platform ${ns}/${name} not found`);
-      }
-      return translate(e);
-    });
+  const fetchPlatform = async (
+    op: Operator,
+    ns: string,
+    name: string,
+  ): Promise<InferencePlatform> =>
+    op.client
+      .request<InferencePlatform>('GET', platformPath(ns, name))
+      .catch((e: unknown) => {
+        if (e instanceof KubeApiError && e.statusCode === 404) {
+          throw new NotFoundError(`inference platform ${ns}/${name} not found`);
+        }
+        return translate(e);
+      });
 
   /** Who asked, for the log line of a write. */
-  const actor = (credentials: Awaited<ReturnType<typeof o.httpAuth.credentials>>) => {
-    const p = credentials.principal as { type?: string; userEntityRef?: string; subject?: string };
+  const actor = (
+    credentials: Awaited<ReturnType<typeof o.httpAuth.credentials>>,
+  ) => {
+    const p = credentials.principal as {
+      type?: string;
+      userEntityRef?: string;
+      subject?: string;
+    };
     return p.userEntityRef ?? p.subject ?? p.type ?? 'unknown';
   };
 
@@ -189,150 +253,242 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
     const { namespace, name } = req.params;
     await authorizeRead(req);
     const p = op.platform(namespace, name);
-    if (!p) throw new NotFoundError(`inference platform ${namespace}/${name} not found`);
+    if (!p)
+      throw new NotFoundError(
+        `inference platform ${namespace}/${name} not found`,
+      );
     res.json(await platformDetail(op, p));
   });
 
-  router.post('/platforms', async (req, res) => {
-    const op = requireOperator();
-    const body = parse(createPlatformRequestSchema, req.body);
-    const credentials = await o.httpAuth.credentials(req);
-    const [decision] = await o.permissions.authorize([{ permission: inferencePlatformCreatePermission }], { credentials });
-    if (decision.result !== AuthorizeResult.ALLOW) throw new NotAllowedError('not allowed to create inference platforms');
-    const annotations: Record<string, string> = {};
-    if (body.owner) annotations[OWNER_ANNOTATION] = body.owner;
-    if (body.entityRef) annotations[CATALOG_ENTITY_ANNOTATION] = body.entityRef;
-    const cr = {
-      apiVersion: API_VERSION,
-      kind: KIND,
-      metadata: { name: body.name, namespace: body.namespace, annotations },
-      spec: body.spec,
-    };
-    const created = await op.client.request('POST', platformPath(body.namespace), cr).catch(translate);
-    o.logger.info('Created InferencePlatform', { name: body.name, namespace: body.namespace });
-    res.status(201).json(created);
-  });
+  router.post(
+    '/platforms',
+    audited('platform-create', 'medium', async (req, res) => {
+      const op = requireOperator();
+      const body = parse(createPlatformRequestSchema, req.body);
+      const credentials = await o.httpAuth.credentials(req);
+      const [decision] = await o.permissions.authorize(
+        [{ permission: inferencePlatformCreatePermission }],
+        { credentials },
+      );
+      if (decision.result !== AuthorizeResult.ALLOW)
+        throw new NotAllowedError('not allowed to create inference platforms');
+      const annotations: Record<string, string> = {};
+      if (body.owner) annotations[OWNER_ANNOTATION] = body.owner;
+      if (body.entityRef)
+        annotations[CATALOG_ENTITY_ANNOTATION] = body.entityRef;
+      const cr = {
+        apiVersion: API_VERSION,
+        kind: KIND,
+        metadata: { name: body.name, namespace: body.namespace, annotations },
+        spec: body.spec,
+      };
+      const created = await op.client
+        .request('POST', platformPath(body.namespace), cr)
+        .catch(translate);
+      o.logger.info('Created InferencePlatform', {
+        name: body.name,
+        namespace: body.namespace,
+      });
+      res.status(201).json(created);
+    }),
+  );
 
-  router.patch('/platforms/:namespace/:name', async (req, res) => {
-    const op = requireOperator();
-    const { namespace, name } = req.params;
-    const body = parse(patchPlatformRequestSchema, req.body);
-    await authorizeOne(req, inferencePlatformUpdatePermission, namespace, name);
-    const patched = await op.client
-      .mergePatch(platformPath(namespace, name), { spec: body })
-      .catch(translate);
-    o.logger.info('Updated InferencePlatform', { name, namespace, change: JSON.stringify(body) });
-    res.json(patched);
-  });
+  router.patch(
+    '/platforms/:namespace/:name',
+    audited('platform-update', 'medium', async (req, res) => {
+      const op = requireOperator();
+      const { namespace, name } = req.params;
+      const body = parse(patchPlatformRequestSchema, req.body);
+      await authorizeOne(
+        req,
+        inferencePlatformUpdatePermission,
+        namespace,
+        name,
+      );
+      const patched = await op.client
+        .mergePatch(platformPath(namespace, name), { spec: body })
+        .catch(translate);
+      o.logger.info('Updated InferencePlatform', {
+        name,
+        namespace,
+        change: JSON.stringify(body),
+      });
+      res.json(patched);
+    }),
+  );
 
-  router.delete('/platforms/:namespace/:name', async (req, res) => {
-    const op = requireOperator();
-    const { namespace, name } = req.params;
-    await authorizeOne(req, inferencePlatformDeletePermission, namespace, name);
-    await op.client.delete(platformPath(namespace, name)).catch(translate);
-    o.logger.info('Deleted InferencePlatform', { name, namespace });
-    res.status(204).end();
-  });
+  router.delete(
+    '/platforms/:namespace/:name',
+    audited('platform-delete', 'high', async (req, res) => {
+      const op = requireOperator();
+      const { namespace, name } = req.params;
+      await authorizeOne(
+        req,
+        inferencePlatformDeletePermission,
+        namespace,
+        name,
+      );
+      await op.client.delete(platformPath(namespace, name)).catch(translate);
+      o.logger.info('Deleted InferencePlatform', { name, namespace });
+      res.status(204).end();
+    }),
+  );
 
   // "Back up now": the operator takes one backup when this annotation gets a
   // value it has not acted on yet (status.backup.lastRequestHandled).
-  router.post('/platforms/:namespace/:name/backups', async (req, res) => {
-    const op = requireOperator();
-    const { namespace, name } = req.params;
-    const credentials = await authorizeOne(req, inferencePlatformBackupCreatePermission, namespace, name, 'back up');
-    const platform = await fetchPlatform(op, namespace, name);
-    if (!platform.spec?.qdrant?.backup) {
-      throw new ConflictError(
-        `inference platform ${namespace}/${name} has no spec.qdrant.backup: configure a schedule and an S3 target before backing it up`,
+  router.post(
+    '/platforms/:namespace/:name/backups',
+    audited('backup-request', 'medium', async (req, res) => {
+      const op = requireOperator();
+      const { namespace, name } = req.params;
+      const credentials = await authorizeOne(
+        req,
+        inferencePlatformBackupCreatePermission,
+        namespace,
+        name,
+        'back up',
       );
-    }
-    if (platform.metadata.deletionTimestamp) {
-      throw new ConflictError(`inference platform ${namespace}/${name} is being deleted`);
-    }
-    const requestedAt = new Date().toISOString();
-    await op.client
-      .mergePatch(platformPath(namespace, name), {
-        metadata: { annotations: { [BACKUP_REQUESTED_ANNOTATION]: requestedAt } },
-      })
-      .catch(translate);
-    o.logger.info('Requested a backup of InferencePlatform', { name, namespace, requestedAt, by: actor(credentials) });
-    const body: BackupRequested = { requestedAt };
-    res.status(202).json(body);
-  });
+      const platform = await fetchPlatform(op, namespace, name);
+      if (!platform.spec?.qdrant?.backup) {
+        throw new ConflictError(
+          `inference platform ${namespace}/${name} has no spec.qdrant.backup: configure a schedule and an S3 target before backing it up`,
+        );
+      }
+      if (platform.metadata.deletionTimestamp) {
+        throw new ConflictError(
+          `inference platform ${namespace}/${name} is being deleted`,
+        );
+      }
+      const requestedAt = new Date().toISOString();
+      await op.client
+        .mergePatch(platformPath(namespace, name), {
+          metadata: {
+            annotations: { [BACKUP_REQUESTED_ANNOTATION]: requestedAt },
+          },
+        })
+        .catch(translate);
+      o.logger.info('Requested a backup of InferencePlatform', {
+        name,
+        namespace,
+        requestedAt,
+        by: actor(credentials),
+      });
+      const body: BackupRequested = { requestedAt };
+      res.status(202).json(body);
+    }),
+  );
 
   router.get('/platforms/:namespace/:name/restores', async (req, res) => {
     const op = requireOperator();
     const { namespace, name } = req.params;
     await authorizeRead(req);
-    if (!op.platform(namespace, name)) throw new NotFoundError(`inference platform ${namespace}/${name} not found`);
+    if (!op.platform(namespace, name))
+      throw new NotFoundError(
+        `inference platform ${namespace}/${name} not found`,
+      );
     const list = await op.client
-      .request<{ items?: InferencePlatformRestore[] }>('GET', restoresPath(namespace))
+      .request<{ items?: InferencePlatformRestore[] }>(
+        'GET',
+        restoresPath(namespace),
+      )
       .catch(translateRestores);
-    const items = (list.items ?? []).filter(r => r.spec?.platformName === name).sort(newestFirst);
+    const items = (list.items ?? [])
+      .filter(r => r.spec?.platformName === name)
+      .sort(newestFirst);
     const body: RestoreList = { items };
     res.json(body);
   });
 
-  router.post('/platforms/:namespace/:name/restores', async (req, res) => {
-    const op = requireOperator();
-    const { namespace, name } = req.params;
-    const body = parse(createRestoreRequestSchema, req.body);
-    const credentials = await authorizeOne(req, inferencePlatformRestoreCreatePermission, namespace, name, 'restore');
-    const platform = await fetchPlatform(op, namespace, name);
-    if (platform.metadata.deletionTimestamp) {
-      throw new ConflictError(`inference platform ${namespace}/${name} is being deleted`);
-    }
-    const history = platform.status?.backup?.history ?? [];
-    const succeeded = history.filter(b => b.result === 'Succeeded');
-    const backup = succeeded.find(b => b.id === body.backupId);
-    if (!backup) {
-      const known = history.find(b => b.id === body.backupId);
-      const reason = known
-        ? `backup ${body.backupId} of ${namespace}/${name} did not succeed (${known.result}${known.message ? `: ${known.message}` : ''})`
-        : `${namespace}/${name} has no backup ${body.backupId}`;
-      const choices = succeeded.length
-        ? `successful backups: ${succeeded.map(b => b.id).join(', ')}`
-        : 'it has no successful backup in status.backup.history';
-      throw new InputError(`${reason}; ${choices}`);
-    }
-    // Older records may lack the collection list; the operator checks those.
-    const inBackup = backup.collections?.map(c => c.name) ?? [];
-    const missing = backup.collections ? (body.collections ?? []).filter(c => !inBackup.includes(c)) : [];
-    if (missing.length) {
-      throw new InputError(
-        `backup ${backup.id} has no collection ${missing.join(', ')}; it holds ${inBackup.length ? inBackup.join(', ') : 'no collections'}`,
-      );
-    }
-    // Not typed InferencePlatformRestore: its ObjectMeta has no generateName.
-    const restore = {
-      apiVersion: API_VERSION,
-      kind: RESTORE_KIND,
-      metadata: {
-        // The API server appends a random suffix and retries on a clash.
-        generateName: `${name}-restore-`,
+  router.post(
+    '/platforms/:namespace/:name/restores',
+    audited('restore-create', 'high', async (req, res) => {
+      const op = requireOperator();
+      const { namespace, name } = req.params;
+      const body = parse(createRestoreRequestSchema, req.body);
+      const credentials = await authorizeOne(
+        req,
+        inferencePlatformRestoreCreatePermission,
         namespace,
-        // Deleted with its platform by the garbage collector.
-        ownerReferences: [{ apiVersion: API_VERSION, kind: KIND, name, uid: platform.metadata.uid! }],
-      },
-      spec: {
-        platformName: name,
-        backupId: backup.id,
-        ...(body.collections ? { collections: body.collections } : {}),
-      },
-    };
-    const created = await op.client
-      .request<InferencePlatformRestore>('POST', restoresPath(namespace), restore)
-      .catch(translateRestores);
-    o.logger.info('Created InferencePlatformRestore', {
-      name: created.metadata.name,
-      namespace,
-      platform: name,
-      backup: backup.id,
-      collections: body.collections?.join(',') ?? 'all',
-      by: actor(credentials),
-    });
-    res.status(201).json(created);
-  });
+        name,
+        'restore',
+      );
+      const platform = await fetchPlatform(op, namespace, name);
+      if (platform.metadata.deletionTimestamp) {
+        throw new ConflictError(
+          `inference platform ${namespace}/${name} is being deleted`,
+        );
+      }
+      const history = platform.status?.backup?.history ?? [];
+      const succeeded = history.filter(b => b.result === 'Succeeded');
+      const backup = succeeded.find(b => b.id === body.backupId);
+      if (!backup) {
+        const known = history.find(b => b.id === body.backupId);
+        const reason = known
+          ? `backup ${body.backupId} of ${namespace}/${name} did not succeed (${
+              known.result
+            }${known.message ? `: ${known.message}` : ''})`
+          : `${namespace}/${name} has no backup ${body.backupId}`;
+        const choices = succeeded.length
+          ? `successful backups: ${succeeded.map(b => b.id).join(', ')}`
+          : 'it has no successful backup in status.backup.history';
+        throw new InputError(`${reason}; ${choices}`);
+      }
+      // Older records may lack the collection list; the operator checks those.
+      const inBackup = backup.collections?.map(c => c.name) ?? [];
+      const missing = backup.collections
+        ? (body.collections ?? []).filter(c => !inBackup.includes(c))
+        : [];
+      if (missing.length) {
+        throw new InputError(
+          `backup ${backup.id} has no collection ${missing.join(
+            ', ',
+          )}; it holds ${
+            inBackup.length ? inBackup.join(', ') : 'no collections'
+          }`,
+        );
+      }
+      // Not typed InferencePlatformRestore: its ObjectMeta has no generateName.
+      const restore = {
+        apiVersion: API_VERSION,
+        kind: RESTORE_KIND,
+        metadata: {
+          // The API server appends a random suffix and retries on a clash.
+          generateName: `${name}-restore-`,
+          namespace,
+          // Deleted with its platform by the garbage collector.
+          ownerReferences: [
+            {
+              apiVersion: API_VERSION,
+              kind: KIND,
+              name,
+              uid: platform.metadata.uid!,
+            },
+          ],
+        },
+        spec: {
+          platformName: name,
+          backupId: backup.id,
+          ...(body.collections ? { collections: body.collections } : {}),
+        },
+      };
+      const created = await op.client
+        .request<InferencePlatformRestore>(
+          'POST',
+          restoresPath(namespace),
+          restore,
+        )
+        .catch(translateRestores);
+      o.logger.info('Created InferencePlatformRestore', {
+        name: created.metadata.name,
+        namespace,
+        platform: name,
+        backup: backup.id,
+        collections: body.collections?.join(',') ?? 'all',
+        by: actor(credentials),
+      });
+      res.status(201).json(created);
+    }),
+  );
 
   router.get('/events', async (req, res) => {
     requireOperator();
