@@ -182,15 +182,23 @@ describe('autoscaling and monitors', () => {
     });
 
     // An autoscaler's decision lands in the platform and reaches the Deployment; the operator keeps it.
-    const scale = (await get(scalePath)).body;
-    expect(
-      (
-        await cluster.request('PUT', scalePath, {
+    // As an autoscaler does: read, write, and again on a conflict (the
+    // operator writes the platform's status meanwhile).
+    await cluster.until(
+      'scaled to 5 through the scale subresource',
+      async () => {
+        const scale = (await get(scalePath)).body;
+        const res = await cluster.request('PUT', scalePath, {
           ...scale,
           spec: { replicas: 5 },
-        })
-      ).status,
-    ).toBe(200);
+        });
+        if (res.status !== 200 && res.status !== 409)
+          throw new Error(
+            `PUT scale answered ${res.status}: ${JSON.stringify(res.body)}`,
+          );
+        return res.status === 200;
+      },
+    );
     const deployment = `/apis/apps/v1/namespaces/${ns}/deployments/scaled-inference`;
     await cluster.until(
       'Deployment at 5',
