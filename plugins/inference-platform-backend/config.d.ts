@@ -28,6 +28,15 @@ export interface Config {
       /** System of platform entities. Default: cv-inference-platform. */
       defaultSystem?: string;
     };
+    feed?: {
+      /**
+       * How often the read permission of an open live feed (`/events`) is
+       * asked again; a stream whose user may no longer read ends. Streams
+       * also end when their credentials expire, and the client reconnects
+       * with renewed ones. Default: 300.
+       */
+      permissionRecheckSeconds?: number;
+    };
     /** Namespaces to watch. Default: all namespaces. */
     namespaces?: string[];
     operator?: {

@@ -75,14 +75,14 @@ function createBody(name: string, mutate: (b: any) => void = () => {}) {
 }
 
 /** A raw SSE reader over a real socket: frames as they arrive. */
-function openFeed(server: http.Server, lastEventId?: string) {
+function openFeed(server: http.Server, lastEventId?: string, query = '') {
   const { port } = server.address() as AddressInfo;
   const frames: Array<{ id?: string; event?: string; data?: any }> = [];
   let buffer = '';
   const req = http.get({
     host: '127.0.0.1',
     port,
-    path: '/api/inference-platform/events',
+    path: `/api/inference-platform/events${query}`,
     headers: { Authorization: mockCredentials.user.header(), ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) },
   });
   req.on('response', res => {
@@ -301,6 +301,41 @@ describe('inference-platform backend against a real cluster', () => {
       stale.frames[0]?.event === 'reset' && stale.frames[1]?.event === 'snapshot',
     );
     stale.close();
+  });
+
+  it('narrows the feed to one platform, refuses a malformed scope, and ends a stream whose read permission is withdrawn', async () => {
+    let allow = true;
+    const permissions = mockServices.permissions.mock({
+      authorize: async requests => requests.map(() => ({ result: allow ? AuthorizeResult.ALLOW : AuthorizeResult.DENY })),
+    });
+    const { server } = await backend([permissions.factory], { feed: { permissionRecheckSeconds: 1 } });
+    const auth = mockCredentials.user.header();
+    for (const name of ['feed-a', 'feed-b']) {
+      expect((await request(server).post('/api/inference-platform/platforms').set('Authorization', auth).send(createBody(name))).status).toBe(201);
+    }
+    await eventually('both in cache', async () =>
+      (await request(server).get('/api/inference-platform/platforms').set('Authorization', auth)).body.items.filter((i: any) =>
+        ['feed-a', 'feed-b'].includes(i.platform.metadata.name),
+      ).length === 2,
+    );
+    const one = openFeed(server, undefined, `?platform=${ns}/feed-a`);
+    const snapshot = await eventually('snapshot', async () => one.frames.find(f => f.event === 'snapshot'));
+    expect(snapshot.data.items.map((p: any) => p.metadata.name)).toEqual(['feed-a']);
+    await api.request('PATCH', crPath('feed-b'), { metadata: { labels: { edited: 'b' } } }, 'application/merge-patch+json');
+    await api.request('PATCH', crPath('feed-a'), { metadata: { labels: { edited: 'a' } } }, 'application/merge-patch+json');
+    await eventually('feed-a edited', async () => one.frames.find(f => f.data?.platform?.metadata.labels?.edited === 'a'));
+    expect(one.frames.filter(f => f.data?.platform).map(f => f.data.platform.metadata.name).every((n: string) => n === 'feed-a')).toBe(true);
+
+    for (const query of ['?platform=feed-a', '?platform=a/b/c', '?namespace=Not_A_Namespace', `?namespace=other&platform=${ns}/feed-a`]) {
+      const bad = await request(server).get(`/api/inference-platform/events${query}`).set('Authorization', auth);
+      expect({ query, status: bad.status }).toEqual({ query, status: 400 });
+    }
+
+    // The user loses read permission: the open stream ends within the recheck interval.
+    allow = false;
+    const forbidden = await eventually('forbidden', async () => one.frames.find(f => f.event === 'forbidden'));
+    expect(forbidden.data.reason).toBe('read permission withdrawn');
+    one.close();
   });
 
   it('reconciles on exactly one of two backends with leader election', async () => {

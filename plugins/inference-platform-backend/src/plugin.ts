@@ -41,6 +41,7 @@ export const inferencePlatformPlugin = createBackendPlugin({
         auth: coreServices.auth,
         permissions: coreServices.permissions,
         auditor: coreServices.auditor,
+        config: coreServices.rootConfig,
         permissionsRegistry: coreServices.permissionsRegistry,
         lifecycle: coreServices.lifecycle,
         catalog: catalogServiceRef,
@@ -53,6 +54,7 @@ export const inferencePlatformPlugin = createBackendPlugin({
         auth,
         permissions,
         auditor,
+        config,
         permissionsRegistry,
         lifecycle,
         catalog,
@@ -113,7 +115,15 @@ export const inferencePlatformPlugin = createBackendPlugin({
             ),
         });
 
-        const feed = operator ? new PlatformFeed(operator) : undefined;
+        const recheck = config.getOptionalNumber(
+          'inferencePlatform.feed.permissionRecheckSeconds',
+        );
+        const feed = operator
+          ? new PlatformFeed(
+              operator,
+              recheck ? { permissionRecheckMs: recheck * 1000 } : {},
+            )
+          : undefined;
         if (feed) lifecycle.addShutdownHook(() => feed.close());
 
         httpRouter.use(

@@ -41,7 +41,7 @@ import express, { Request, Response } from 'express';
 import Router from 'express-promise-router';
 import { z } from 'zod';
 import { Registry } from 'prom-client';
-import { PlatformFeed } from './PlatformFeed';
+import { FeedScope, PlatformFeed } from './PlatformFeed';
 import { processMetrics } from './processMetrics';
 import { platformDetail, platformSummary } from './summaries';
 
@@ -89,6 +89,36 @@ function newestFirst(a: InferencePlatformRestore, b: InferencePlatformRestore) {
 }
 
 /** Kubernetes API errors as Backstage errors, keeping the API server's message. */
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** The feed's scope from its query: `namespace`, or `platform` as `<namespace>/<name>`. */
+export function parseFeedScope(query: Record<string, unknown>): FeedScope {
+  const { namespace, platform } = query;
+  if (
+    namespace !== undefined &&
+    (typeof namespace !== 'string' || !DNS_LABEL.test(namespace))
+  ) {
+    throw new InputError('namespace must be a Kubernetes namespace name');
+  }
+  if (platform === undefined) return namespace ? { namespace } : {};
+  const [ns, name, ...rest] =
+    typeof platform === 'string' ? platform.split('/') : [];
+  if (
+    !ns ||
+    !name ||
+    rest.length ||
+    !DNS_LABEL.test(ns) ||
+    !/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/.test(name)
+  ) {
+    throw new InputError('platform must be <namespace>/<name>');
+  }
+  if (namespace !== undefined && namespace !== ns)
+    throw new InputError(
+      `platform ${platform} is not in namespace ${namespace}`,
+    );
+  return { namespace: ns, name };
+}
+
 function translate(e: unknown): never {
   if (e instanceof KubeApiError) {
     const message = e.body?.message ?? e.message;
@@ -490,11 +520,25 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
     }),
   );
 
+  // ?namespace=ns or ?platform=ns/name narrow the feed (an entity card
+  // follows one platform). Read permission is asked again while it lasts.
   router.get('/events', async (req, res) => {
     requireOperator();
+    const scope = parseFeedScope(req.query);
     await authorizeRead(req);
     if (!o.feed) throw new ServiceUnavailableError('live feed unavailable');
-    o.feed.connect(req, res);
+    const credentials = await o.httpAuth.credentials(req);
+    o.feed.connect(req, res, {
+      scope,
+      expiresAt: credentials.expiresAt,
+      mayRead: async () => {
+        const [decision] = await o.permissions.authorize(
+          [{ permission: inferencePlatformReadPermission }],
+          { credentials },
+        );
+        return decision.result === AuthorizeResult.ALLOW;
+      },
+    });
   });
 
   return router;
