@@ -192,15 +192,18 @@ export class Operator {
     const qdrantRequest = (options.qdrantAccess ?? 'direct') === 'direct' ? directQdrantRequest : apiServerProxyRequest(this.client);
     const serviceTemplate = options.qdrantUrlTemplate ? qdrantUrlTemplate(options.qdrantUrlTemplate, 'qdrantUrlTemplate', false) : undefined;
     const peerTemplate = options.qdrantPeerUrlTemplate ? qdrantUrlTemplate(options.qdrantPeerUrlTemplate, 'qdrantPeerUrlTemplate', true) : undefined;
+    // One recorder (its aggregation and spam filter span every controller) and one peer client.
+    const recorder = new EventRecorder(this.client, 'inference-platform-operator', this.logger);
+    const peerClient = new QdrantPeerClient(qdrantRequest);
     this.reconciler = new PlatformReconciler({
       client: this.client,
       caches: this.caches,
-      recorder: new EventRecorder(this.client, 'inference-platform-operator', this.logger),
+      recorder,
       logger: this.logger,
       metrics: this.metrics,
       qdrant: new QdrantAdminClient(undefined, qdrantRequest),
       qdrantUrl: options.qdrantUrl ?? (serviceTemplate && (p => serviceTemplate(p))),
-      qdrantPeers: new QdrantPeerClient(qdrantRequest),
+      qdrantPeers: peerClient,
       qdrantPeerUrl: options.qdrantPeerUrl ?? peerTemplate,
       clusterInfoTtlMs: options.clusterInfoTtlMs,
       drainPollMs: options.drainPollMs,
@@ -212,7 +215,6 @@ export class Operator {
       reloadServerModel: modelReloader(options, this.client, templated),
     });
     this.restoresCache = mk(Resources.inferencePlatformRestores);
-    const peerClient = new QdrantPeerClient(qdrantRequest);
     const download = options.qdrantAccess === 'apiServerProxy' ? apiServerProxyDownload(this.client) : directQdrantDownload;
     const peerUrl = options.qdrantPeerUrl ?? peerTemplate ?? qdrantPeerUrl;
     const qdrantAccess = async (p: InferencePlatform): Promise<QdrantAccess> => ({
@@ -222,7 +224,6 @@ export class Operator {
       apiKey: await readQdrantApiKey(this.client, p),
       logger: this.logger,
     });
-    const recorder = new EventRecorder(this.client, 'inference-platform-operator', this.logger);
     this.backups = new BackupController({
       client: this.client,
       platforms: this.caches.platforms,

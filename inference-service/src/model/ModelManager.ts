@@ -4,6 +4,11 @@ import { TensorPreprocess, WorkerPool } from '../inference/WorkerPool';
 import { Metrics } from '../metrics/createMetrics';
 import { describeModel, ModelSpec } from './describeModel';
 import { fetchModel, FetchOptions } from './fetchModel';
+import {
+  failedMarkerOf,
+  ModelLoaderGaveUp,
+  sourceMarkerOf,
+} from './fetchModelCommand';
 
 export interface ModelManagerOptions {
   modelUrl?: string;
@@ -308,10 +313,13 @@ function fetchedSource(url: string): string {
 function loaderGaveUp(url: string): string | undefined {
   if (!url.startsWith('/') || fs.existsSync(url)) return undefined;
   try {
-    const failed = JSON.parse(fs.readFileSync(`${url}.failed`, 'utf8'));
-    return `model download failed after ${failed.attempts} attempt${
-      failed.attempts === 1 ? '' : 's'
-    }: ${failed.error} (${fetchedSource(String(failed.url))})`;
+    const failed = JSON.parse(fs.readFileSync(failedMarkerOf(url), 'utf8'));
+    const gaveUp = new ModelLoaderGaveUp(
+      failed.url,
+      failed.attempts,
+      failed.error,
+    );
+    return `${gaveUp.message} (${fetchedSource(String(failed.url))})`;
   } catch {
     return undefined;
   }
@@ -321,7 +329,7 @@ function loaderGaveUp(url: string): string | undefined {
 function originOf(url: string): string {
   if (url.startsWith('/')) {
     try {
-      const recorded = fs.readFileSync(`${url}.source`, 'utf8').trim();
+      const recorded = fs.readFileSync(sourceMarkerOf(url), 'utf8').trim();
       if (recorded) return fetchedSource(recorded);
     } catch {
       // Not fetched by the loader: the path is its name.

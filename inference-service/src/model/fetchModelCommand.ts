@@ -37,6 +37,9 @@ export class ModelLoaderGaveUp extends Error {
 /** Where a loader that gave up leaves its reason for the server. */
 export const failedMarkerOf = (modelPath: string) => `${modelPath}.failed`;
 
+/** Where the loader records the URL a model file came from. */
+export const sourceMarkerOf = (modelPath: string) => `${modelPath}.source`;
+
 function alreadyThere(target: string, marker: string, url: string): boolean {
   try {
     return fs.existsSync(target) && fs.readFileSync(marker, 'utf8') === url;
@@ -75,7 +78,7 @@ export async function fetchModelCommand(
   const url = env.MODEL_URL;
   if (!url) throw new Error('MODEL_URL is required');
   const target = env.MODEL_PATH ?? '/models/model.onnx';
-  const marker = `${target}.source`;
+  const marker = sourceMarkerOf(target);
   const lock = `${target}.lock`;
   const timeoutMs = Number(env.PULL_TIMEOUT_SECONDS ?? 600) * 1000;
   const maxRetries = Math.max(0, Number(env.MAX_RETRIES ?? 3));

@@ -7,6 +7,8 @@ import {
   ConditionType,
   InferencePlatform,
 } from '@cv-platform/inference-platform-api';
+import { readSecretData } from '../kube/readSecretData';
+import { rfc3339Seconds } from '../kube/rfc3339Seconds';
 import { KubeClient, resourcePath } from '../kube/KubeClient';
 import { Logger } from '../logger';
 import { EventRecorder } from '../events/EventRecorder';
@@ -56,13 +58,7 @@ export async function openBackupStore(client: KubeClient, namespace: string, s3:
   let credentials: S3Credentials | undefined;
   const ref = s3.credentialsSecretRef;
   if (ref) {
-    let secret: any;
-    try {
-      secret = await client.get(`/api/v1/namespaces/${namespace}/secrets/${ref.name}`);
-    } catch (e) {
-      throw new Error(`cannot read S3 credentials Secret ${ref.name}: ${e instanceof Error ? e.message : e}`);
-    }
-    const read = (k: string) => (secret.data?.[k] ? Buffer.from(secret.data[k], 'base64').toString('utf8') : undefined);
+    const read = await readSecretData(client, namespace, ref.name, 'S3 credentials');
     const accessKeyId = read(ref.accessKeyIdKey ?? 'AWS_ACCESS_KEY_ID');
     const secretAccessKey = read(ref.secretAccessKeyKey ?? 'AWS_SECRET_ACCESS_KEY');
     if (!accessKeyId || !secretAccessKey) {
@@ -74,7 +70,6 @@ export async function openBackupStore(client: KubeClient, namespace: string, s3:
 }
 
 const keyOf = (p: InferencePlatform) => `${p.metadata.namespace}/${p.metadata.name}`;
-const seconds = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
 
 /**
  * Takes the backups spec.qdrant.backup asks for, inside the operator rather
@@ -158,7 +153,7 @@ export class BackupController {
       void this.run(p, 'Scheduled', undefined, next);
       return;
     }
-    const shown = spec.suspend ? undefined : seconds(next);
+    const shown = spec.suspend ? undefined : rfc3339Seconds(next);
     if (status.nextScheduleTime !== shown) void this.write(p, { ...status, nextScheduleTime: shown });
     if (spec.suspend) return;
     const timer = setTimeout(() => {
@@ -207,9 +202,9 @@ export class BackupController {
       const before = this.current(p).backup;
       const running: BackupStatus = {
         ...before,
-        running: { id, trigger, startTime: seconds(start) },
+        running: { id, trigger, startTime: rfc3339Seconds(start) },
         // As a CronJob's: the time the run was due, from which the next one counts.
-        ...(trigger === 'Scheduled' ? { lastScheduleTime: seconds(scheduledAt ?? start) } : {}),
+        ...(trigger === 'Scheduled' ? { lastScheduleTime: rfc3339Seconds(scheduledAt ?? start) } : {}),
         ...(requested ? { lastRequestHandled: requested } : {}),
       };
       await this.write(p, running);
@@ -242,8 +237,8 @@ export class BackupController {
       record = {
         id,
         trigger,
-        startTime: seconds(start),
-        completionTime: seconds(this.now()),
+        startTime: rfc3339Seconds(start),
+        completionTime: rfc3339Seconds(this.now()),
         result: 'Failed',
         message: e instanceof Error ? e.message : String(e),
       };
@@ -270,7 +265,7 @@ export class BackupController {
     try {
       const spec = latest.spec.qdrant.backup;
       if (spec && !spec.suspend) {
-        next = seconds(nextScheduleTime(spec.schedule, new Date(before.lastScheduleTime ?? latest.metadata.creationTimestamp ?? record.startTime)));
+        next = rfc3339Seconds(nextScheduleTime(spec.schedule, new Date(before.lastScheduleTime ?? latest.metadata.creationTimestamp ?? record.startTime)));
       }
     } catch {
       next = undefined;
@@ -305,7 +300,7 @@ export class BackupController {
       status: 'False',
       reason: 'InvalidSchedule',
       message: `spec.qdrant.backup.schedule: ${why}`,
-      lastTransitionTime: seconds(this.now()),
+      lastTransitionTime: rfc3339Seconds(this.now()),
     });
     void this.o.recorder.record(p, 'Warning', 'InvalidSchedule', `spec.qdrant.backup.schedule: ${why}`);
   }

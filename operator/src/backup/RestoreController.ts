@@ -4,6 +4,7 @@ import {
   InferencePlatformRestoreStatus,
   RESTORE_KIND,
 } from '@cv-platform/inference-platform-api';
+import { rfc3339Seconds } from '../kube/rfc3339Seconds';
 import { KubeClient, resourcePath } from '../kube/KubeClient';
 import { Logger } from '../logger';
 import { EventRecorder } from '../events/EventRecorder';
@@ -29,7 +30,6 @@ export interface RestoreControllerOptions {
   now?: () => Date;
 }
 
-const seconds = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
 const keyOf = (r: { metadata: { namespace?: string; name?: string } }) => `${r.metadata.namespace}/${r.metadata.name}`;
 
 /**
@@ -126,7 +126,7 @@ export class RestoreController {
     }
     let store: BackupStore | undefined;
     try {
-      await set({ phase: 'Running', message: `reading backup ${r.spec.backupId}`, startTime: status.startTime ?? seconds(this.now()) });
+      await set({ phase: 'Running', message: `reading backup ${r.spec.backupId}`, startTime: status.startTime ?? rfc3339Seconds(this.now()) });
       this.o.logger.info('Restoring Qdrant', { name: p.metadata.name, namespace, restore: r.metadata.name, backup: r.spec.backupId });
       store = await openBackupStore(this.o.client, namespace, backup.s3);
       const folder = `${store.platformFolder(namespace, p.metadata.name!)}${r.spec.backupId}/`;
@@ -139,7 +139,7 @@ export class RestoreController {
         settleTimeoutMs: this.o.settleTimeoutMs,
       });
       const summary = collections.map(c => `${c.name} (${c.points} points, ${c.pointsInBackup} in the backup)`).join(', ');
-      await set({ phase: 'Succeeded', message: `restored ${summary}`, collections, completionTime: seconds(this.now()) });
+      await set({ phase: 'Succeeded', message: `restored ${summary}`, collections, completionTime: rfc3339Seconds(this.now()) });
       this.o.logger.info('Restored Qdrant', { name: p.metadata.name, namespace, restore: r.metadata.name, backup: r.spec.backupId });
       void this.o.recorder.record(p, 'Normal', 'RestoreSucceeded', `Restored backup ${r.spec.backupId} (${r.metadata.name}): ${summary}`);
       void this.o.recorder.record(r, 'Normal', 'Succeeded', `Restored ${summary}`);
@@ -157,7 +157,7 @@ export class RestoreController {
     set: (patch: Partial<InferencePlatformRestoreStatus>) => Promise<void>,
     message: string,
   ) {
-    await set({ phase: 'Failed', message, completionTime: seconds(this.now()) });
+    await set({ phase: 'Failed', message, completionTime: rfc3339Seconds(this.now()) });
     this.o.logger.warn('Restoring Qdrant failed', { name: p.metadata.name, namespace: p.metadata.namespace, restore: r.metadata.name, error: message });
     void this.o.recorder.record(p, 'Warning', 'RestoreFailed', `Restore ${r.metadata.name} of backup ${r.spec.backupId} failed: ${message}`);
     void this.o.recorder.record(r, 'Warning', 'Failed', message);

@@ -1,5 +1,5 @@
 import type { RestoredCollection } from '@cv-platform/inference-platform-api';
-import { podOfPeerUri } from '../qdrant/observeCluster';
+import { podOfPeerUri, podOrdinal } from '../qdrant/observeCluster';
 import { CollectionLayout } from '../qdrant/QdrantPeerClient';
 import { BackupStore } from './BackupStore';
 import { BackupCollection, BackupManifest, BackupTarget, QdrantAccess } from './takeBackup';
@@ -62,7 +62,7 @@ export async function restoreBackup(
   if (unknown.length) {
     throw new Error(`backup ${manifest.id} holds no collection ${unknown.join(', ')} (it holds ${manifest.collections.map(c => c.name).join(', ') || 'none'})`);
   }
-  const needed = Math.max(0, ...manifest.collections.flatMap(c => c.snapshots.map(s => Number(s.pod.slice(s.pod.lastIndexOf('-') + 1)) + 1)));
+  const needed = Math.max(0, ...manifest.collections.flatMap(c => c.snapshots.map(s => podOrdinal(s.pod) + 1)));
   if (needed > t.replicas) {
     throw new Error(`backup ${manifest.id} was taken on ${manifest.peers} Qdrant peer(s) and has snapshots up to ${t.statefulSet}-${needed - 1}; the platform runs ${t.replicas}: scale spec.qdrant.replicas to ${needed} first`);
   }

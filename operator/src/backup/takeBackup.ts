@@ -1,6 +1,7 @@
+import { rfc3339Seconds } from '../kube/rfc3339Seconds';
 import type { BackupRecord, BackupSnapshot } from '@cv-platform/inference-platform-api';
 import { Logger } from '../logger';
-import { podOfPeerUri } from '../qdrant/observeCluster';
+import { podOfPeerUri, podOrdinal } from '../qdrant/observeCluster';
 import { QdrantDownload, QdrantError, QdrantPeerClient } from '../qdrant/QdrantPeerClient';
 import { BackupStore } from './BackupStore';
 
@@ -78,7 +79,6 @@ export async function activeShardsByPod(q: QdrantAccess, t: BackupTarget, collec
   return { byPod, peerIdOf };
 }
 
-const ordinal = (pod: string) => Number(pod.slice(pod.lastIndexOf('-') + 1));
 
 /**
  * Snapshots every collection on every peer that holds an Active replica of
@@ -95,7 +95,7 @@ export async function takeBackup(
   trigger: 'Scheduled' | 'Manual',
   now: () => Date,
 ): Promise<BackupRecord> {
-  const seconds = () => now().toISOString().replace(/\.\d+Z$/, 'Z');
+  const seconds = () => rfc3339Seconds(now());
   const startTime = seconds();
   const folder = `${store.platformFolder(t.namespace, t.platform)}${id}/`;
   const url0 = q.peerUrl(`${t.statefulSet}-0`);
@@ -108,7 +108,7 @@ export async function takeBackup(
       const { byPod } = await activeShardsByPod(q, t, name, params.shard_number ?? 1);
       const points = await q.peers.countPoints(url0, name, q.apiKey);
       const snapshots: BackupSnapshot[] = [];
-      for (const pod of [...byPod.keys()].sort((a, b) => ordinal(a) - ordinal(b))) {
+      for (const pod of [...byPod.keys()].sort((a, b) => podOrdinal(a) - podOrdinal(b))) {
         const url = q.peerUrl(pod);
         const snap = await q.peers.createSnapshot(url, name, q.apiKey);
         const key = `${folder}${name}/${pod}.snapshot`;

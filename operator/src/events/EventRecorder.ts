@@ -1,3 +1,4 @@
+import { rfc3339Seconds } from '../kube/rfc3339Seconds';
 import { KubeClient } from '../kube/KubeClient';
 import { Logger, noopLogger } from '../logger';
 
@@ -101,7 +102,7 @@ export class EventRecorder {
       this.logger.debug?.(`event ${reason} on ${ns}/${obj.metadata.name} held back by the spam filter`);
       return;
     }
-    const ts = new Date(now).toISOString().replace(/\.\d+Z$/, 'Z');
+    const ts = rfc3339Seconds(new Date(now));
     try {
       if (repeat) {
         prev.count++;

@@ -97,6 +97,12 @@ function parse(answer: any): InferenceServerState | undefined {
   return state;
 }
 
+/** Which run of a pod's containers: its uid and restart count (a restarted server has forgotten what it was told). */
+export function containerInstance(pod: any): string {
+  const restarts = (pod.status?.containerStatuses ?? []).reduce((n: number, c: any) => n + (c.restartCount ?? 0), 0);
+  return `${pod.metadata.uid}/${restarts}`;
+}
+
 interface Entry {
   /** The container instance it describes: pod uid and restart count. */
   instance: string;
@@ -127,8 +133,7 @@ export class InferenceServerStates {
     const out: Record<string, InferenceServerState> = {};
     for (const pod of pods) {
       if (!isPodReady(pod)) continue;
-      const restarts = (pod.status?.containerStatuses ?? []).reduce((n: number, c: any) => n + (c.restartCount ?? 0), 0);
-      const instance = `${pod.metadata.uid}/${restarts}`;
+      const instance = containerInstance(pod);
       const entry = previous.get(pod.metadata.name);
       const fresh = entry?.instance === instance ? entry : undefined;
       if (fresh) current.set(pod.metadata.name, fresh);

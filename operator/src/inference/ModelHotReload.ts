@@ -1,6 +1,6 @@
 import { Logger } from '../logger';
 import type { PendingEvent } from '../reconcile/PlatformReconciler';
-import { InferenceServerState, ModelReloadError, ReloadServerModel } from './InferenceServerStates';
+import { containerInstance, InferenceServerState, ModelReloadError, ReloadServerModel } from './InferenceServerStates';
 
 /** A server that could not load the desired model: it keeps serving the one it has. */
 export interface ReloadFailure {
@@ -20,9 +20,6 @@ interface Attempt {
   /** The failure's Event is recorded (by the pass after it). */
   reported?: boolean;
 }
-
-const instanceOf = (pod: any) =>
-  `${pod.metadata.uid}/${(pod.status?.containerStatuses ?? []).reduce((n: number, c: any) => n + (c.restartCount ?? 0), 0)}`;
 
 /**
  * Hot reload of a new model (spec.inference.modelUpdate: HotReload): the
@@ -72,7 +69,7 @@ export class ModelHotReload {
     const attempts = this.attempts.get(platformKey) ?? new Map<string, Attempt>();
     // Forget servers that are gone and attempts at another URL.
     for (const [pod, a] of attempts) {
-      if (a.url !== url || !pods.some(x => x.metadata.name === pod && instanceOf(x) === a.instance)) attempts.delete(pod);
+      if (a.url !== url || !pods.some(x => x.metadata.name === pod && containerInstance(x) === a.instance)) attempts.delete(pod);
     }
     this.attempts.set(platformKey, attempts);
     const failures = [...attempts.values()].flatMap(a => (a.failure ? [a.failure] : []));
@@ -94,7 +91,7 @@ export class ModelHotReload {
     if (!pod) return failures;
     const name = pod.metadata.name;
     const from = servers[name].modelUrl;
-    const attempt: Attempt = { instance: instanceOf(pod), url, at: now };
+    const attempt: Attempt = { instance: containerInstance(pod), url, at: now };
     attempts.set(name, attempt);
     this.inFlight.add(platformKey);
     events.push(['Normal', 'ReloadingModel', `Asked ${name} to load model ${url} (serving ${from})`]);

@@ -55,6 +55,11 @@ export function podOfPeerUri(uri: string | undefined): string | undefined {
   return uri ? /^https?:\/\/([^.:/]+)/.exec(uri)?.[1] : undefined;
 }
 
+/** `<sts>-<n>` (a StatefulSet pod's name) -> n */
+export function podOrdinal(pod: string): number {
+  return Number(pod.slice(pod.lastIndexOf('-') + 1));
+}
+
 /** `http://<sts>-<n>.<headless>...` -> n */
 export function ordinalOf(uri: string, statefulSet: string): number | undefined {
   // Called for every peer on every pass: plain string work, no RegExp built per call.

@@ -4,6 +4,7 @@ import {
   QdrantClusterInfo,
   withDefaults,
 } from '@cv-platform/inference-platform-api';
+import { rfc3339Seconds } from '../kube/rfc3339Seconds';
 import { KubeApiError, KubeClient, resourcePath, ResourceRef } from '../kube/KubeClient';
 import { Logger } from '../logger';
 import { EventRecorder, EventType } from '../events/EventRecorder';
@@ -301,7 +302,8 @@ export class PlatformReconciler {
       !!sts &&
       (sts.status?.observedGeneration ?? 0) >= (sts.metadata.generation ?? 0) &&
       (sts.status?.readyReplicas ?? 0) >= spec.qdrant.replicas;
-    const deployExists = !!caches.deployments.get(namespace, names.inference(p));
+    const deployedBefore = caches.deployments.get(namespace, names.inference(p));
+    const deployExists = !!deployedBefore;
 
     const desiredSts = qdrantStatefulSet(p, spec);
     // A StatefulSet on its way out (orphan deletion runs its finalizer) is
@@ -318,7 +320,7 @@ export class PlatformReconciler {
     if (sts && !stsLeaving && !recreation && liveReplicas !== undefined && spec.qdrant.replicas < liveReplicas) {
       let apiKey: string | undefined;
       try {
-        apiKey = await this.readApiKey(p, spec.qdrant.apiKeySecretRef);
+        apiKey = await this.readApiKey(p);
         scaleDown = await this.scaleDown.step(p, names.qdrant(p), liveReplicas, spec.qdrant.replicas, apiKey, events);
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
@@ -332,9 +334,9 @@ export class PlatformReconciler {
     const pods = caches.pods.byIndex(PODS_BY_PLATFORM, key);
     const qdrantPods = pods.filter(o => o.metadata.labels?.[LABEL_COMPONENT] === 'qdrant');
     const inferencePods = pods.filter(o => o.metadata.labels?.[LABEL_COMPONENT] === 'inference');
-    let clusterInfo = await this.qdrantClusterInfo(key, p, spec.qdrant.apiKeySecretRef, sts, spec.qdrant.replicas);
+    let clusterInfo = await this.qdrantClusterInfo(key, p, sts, spec.qdrant.replicas);
     if (!scaleDown && sts && !stsLeaving && !recreation) {
-      clusterInfo = await this.removeStrandedPeers(key, p, spec.qdrant.apiKeySecretRef, clusterInfo, sts.spec?.replicas ?? spec.qdrant.replicas, events);
+      clusterInfo = await this.removeStrandedPeers(key, p, clusterInfo, sts.spec?.replicas ?? spec.qdrant.replicas, events);
     }
     // Version (or any template) changes restart one peer at a time, each once Qdrant has settled.
     let upgrade: UpgradeStep | undefined;
@@ -357,7 +359,7 @@ export class PlatformReconciler {
     if (spec.qdrant.rebalance && !scaleDown && stsSettled && QdrantRebalance.needed(clusterInfo, spec.qdrant.replicas)) {
       rebalancing = true;
       try {
-        await this.rebalance.step(p, names.qdrant(p), spec.qdrant.replicas, await this.readApiKey(p, spec.qdrant.apiKeySecretRef), events);
+        await this.rebalance.step(p, names.qdrant(p), spec.qdrant.replicas, await this.readApiKey(p), events);
       } catch (e) {
         logger.warn('Rebalancing Qdrant failed', { name, namespace, error: String(e) });
       }
@@ -367,7 +369,7 @@ export class PlatformReconciler {
     const rolling = !!sts && sts.status?.updateRevision !== sts.status?.currentRevision;
     if (!scaleDown && sts && !stsLeaving && !recreation && !rolling && QdrantRepair.needed(clusterInfo)) {
       try {
-        await this.repair.step(key, p, names.qdrant(p), sts.spec?.replicas ?? spec.qdrant.replicas, await this.readApiKey(p, spec.qdrant.apiKeySecretRef), events);
+        await this.repair.step(key, p, names.qdrant(p), sts.spec?.replicas ?? spec.qdrant.replicas, await this.readApiKey(p), events);
       } catch (e) {
         logger.warn('Repairing Qdrant failed', { name, namespace, error: String(e) });
       }
@@ -388,9 +390,9 @@ export class PlatformReconciler {
     if (qdrantReady || deployExists) {
       const deployment = inferenceDeployment(p, spec);
       if (spec.qdrant.onLeaderChange === 'RestartInference') {
-        restartOnNewLeader(deployment, caches.deployments.get(namespace, names.inference(p)), clusterInfo);
+        restartOnNewLeader(deployment, deployedBefore, clusterInfo);
       }
-      if (hotReload(spec)) startPodsForModel(deployment, caches.deployments.get(namespace, names.inference(p)), spec.inference.modelUrl, inferencePods);
+      if (hotReload(spec)) startPodsForModel(deployment, deployedBefore, spec.inference.modelUrl, inferencePods);
       children.push({ obj: deployment, ref: Resources.deployments, cache: caches.deployments });
     }
     children.push({ obj: inferenceService(p), ref: Resources.services, cache: caches.services });
@@ -469,22 +471,22 @@ export class PlatformReconciler {
             .filter(o => o.metadata.name.startsWith(`storage-${names.qdrant(p)}-`) && /-\d+$/.test(o.metadata.name)),
           reconcileError,
         },
-        (this.o.now?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z'),
+        rfc3339Seconds(this.o.now?.() ?? new Date()),
       );
       const deferMs = await this.writeStatus(p, status);
 
       if (reconcileError) throw new Error(reconcileError);
       // Qdrant's progress raises no Kubernetes event: look again soon.
       const drainMs = (scaleDown && scaleDown.status.step !== 'Done') || upgrade?.waiting || rebalancing ? this.o.drainPollMs ?? 2000 : undefined;
-      // A peer waiting for its volumes is said once it has waited long; nothing else would bring that pass.
+      // Waits said only once they last (a peer waiting for its volumes, a
+      // server warming up): nothing else would bring the pass that says them.
       const nowMs = this.o.now?.().getTime() ?? Date.now();
-      const volumeWaitMs = Math.min(
+      const reportMs = Math.min(
         volumeWaitReportableInMs(qdrantPods, nowMs) ?? Infinity,
-        // A server still warming up is said to be late once its time is up.
         warmupDeadlineInMs(inferencePods, spec.inference.modelSource.warmupTimeoutSeconds, nowMs) ?? Infinity,
       );
-      if (deferMs !== undefined || drainMs !== undefined || volumeWaitMs !== Infinity) {
-        return { requeueAfterMs: Math.min(deferMs ?? Infinity, drainMs ?? Infinity, volumeWaitMs) };
+      if (deferMs !== undefined || drainMs !== undefined || reportMs !== Infinity) {
+        return { requeueAfterMs: Math.min(deferMs ?? Infinity, drainMs ?? Infinity, reportMs) };
       }
       if (status.phase === 'Failed') return { requeueWithBackoff: true };
       // Look at Qdrant's cluster state again after the TTL (sooner while it
@@ -603,7 +605,6 @@ export class PlatformReconciler {
   private async qdrantClusterInfo(
     key: string,
     p: InferencePlatform,
-    apiKeyRef: { name: string; key?: string } | undefined,
     sts: any,
     desiredPeers: number,
   ): Promise<QdrantClusterInfo | undefined> {
@@ -624,7 +625,7 @@ export class PlatformReconciler {
       age >= ttl || cached?.readyPeers !== readyPeers || (unsettled && age >= Math.min(ttl, 2000)) || (unreachable && age >= Math.min(ttl, 5000));
     let inFlight = this.clusterInfoInFlight.get(key);
     if (stale && !inFlight) {
-      inFlight = this.fetchClusterInfo(p, apiKeyRef)
+      inFlight = this.fetchClusterInfo(p)
         .then(answer => {
           const previous = this.clusterInfo.get(key)?.info;
           const info = stableClusterInfo(previous, answer);
@@ -652,7 +653,6 @@ export class PlatformReconciler {
   private async removeStrandedPeers(
     key: string,
     p: InferencePlatform,
-    apiKeyRef: { name: string; key?: string } | undefined,
     clusterInfo: QdrantClusterInfo | undefined,
     replicas: number,
     events: PendingEvent[],
@@ -661,7 +661,7 @@ export class PlatformReconciler {
     if (!stranded.length) return clusterInfo;
     const removed = new Set<string>();
     try {
-      const apiKey = await this.readApiKey(p, apiKeyRef);
+      const apiKey = await this.readApiKey(p);
       // Through peer 0, which always stays (as drains go through a staying peer):
       // a removal is a Raft proposal any member forwards to the leader.
       const url = (this.o.qdrantPeerUrl ?? qdrantPeerUrl)(p, `${names.qdrant(p)}-0`);
@@ -681,20 +681,17 @@ export class PlatformReconciler {
     return info;
   }
 
-  private async fetchClusterInfo(
-    p: InferencePlatform,
-    apiKeyRef: { name: string; key?: string } | undefined,
-  ): Promise<QdrantClusterInfo> {
+  private async fetchClusterInfo(p: InferencePlatform): Promise<QdrantClusterInfo> {
     let apiKey: string | undefined;
     try {
-      apiKey = await this.readApiKey(p, apiKeyRef);
+      apiKey = await this.readApiKey(p);
     } catch (e) {
       return { reachable: false, message: e instanceof Error ? e.message : String(e) };
     }
     return this.qdrant.clusterInfo(this.o.qdrantUrl?.(p) ?? qdrantServiceUrl(p), apiKey);
   }
 
-  private async readApiKey(p: InferencePlatform, _apiKeyRef: { name: string; key?: string } | undefined): Promise<string | undefined> {
+  private readApiKey(p: InferencePlatform): Promise<string | undefined> {
     return readQdrantApiKey(this.o.client, p);
   }
 

@@ -3,6 +3,7 @@ import { Logger } from '../logger';
 import { observeCluster, operationTarget, statefulSetPeers } from '../qdrant/observeCluster';
 import { planRebalance, unevenPlacement } from '../qdrant/planRebalance';
 import { QdrantPeerClient } from '../qdrant/QdrantPeerClient';
+import { startShardOperations } from '../qdrant/startShardOperations';
 import { qdrantUnsettled } from '../qdrant/qdrantUnsettled';
 import type { PendingEvent } from './PlatformReconciler';
 
@@ -34,17 +35,12 @@ export class QdrantRebalance {
     const view = await observeCluster(this.o.client, statefulSet, statefulSetPeers(statefulSet, peers, pod => this.o.peerUrl(p, pod)), apiKey);
     if (!view.leader || view.peers.some(x => !x.status)) return 0;
     const target = operationTarget(view)!;
-    const done: string[] = [];
-    for (const op of planRebalance(view, peers)) {
-      try {
-        await this.o.client.operate(target.url, op.collection, op.op, apiKey);
-        done.push(op.description);
-        this.o.logger.info('Started shard operation', { name: p.metadata.name, namespace: p.metadata.namespace, operation: op.description });
-      } catch (e) {
-        events.push(['Warning', 'ShardOperationFailed', `${op.description}: ${e instanceof Error ? e.message : e}`]);
-      }
-    }
-    if (done.length) events.push(['Normal', 'RebalancingShards', `Rebalancing Qdrant: ${done.join('; ')}`]);
-    return done.length;
+    const { started, failed } = await startShardOperations(this.o.client, target.url, planRebalance(view, peers), apiKey, this.o.logger, {
+      name: p.metadata.name,
+      namespace: p.metadata.namespace,
+    });
+    for (const f of failed) events.push(['Warning', 'ShardOperationFailed', f]);
+    if (started.length) events.push(['Normal', 'RebalancingShards', `Rebalancing Qdrant: ${started.map(o => o.description).join('; ')}`]);
+    return started.length;
   }
 }

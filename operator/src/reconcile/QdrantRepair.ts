@@ -3,6 +3,7 @@ import { Logger } from '../logger';
 import { observeCluster, operationTarget, statefulSetPeers } from '../qdrant/observeCluster';
 import { deadReplicaKey, deadReplicas, planRepair } from '../qdrant/planRepair';
 import { QdrantPeerClient } from '../qdrant/QdrantPeerClient';
+import { startShardOperations } from '../qdrant/startShardOperations';
 import type { PendingEvent } from './PlatformReconciler';
 
 /**
@@ -46,17 +47,12 @@ export class QdrantRepair {
     const ops = planRepair(view, peers, d => now - (since.get(deadReplicaKey(d)) ?? now) >= this.o.graceMs);
     const target = operationTarget(view, peers);
     if (!ops.length || !target?.status) return 0;
-    let started = 0;
-    for (const op of ops) {
-      try {
-        await this.o.client.operate(target.url, op.collection, op.op, apiKey);
-        started++;
-        this.o.logger.info('Started shard operation', { name: p.metadata.name, namespace: p.metadata.namespace, operation: op.description });
-        events.push(['Normal', 'RepairingShards', `Repairing Qdrant: ${op.description}`]);
-      } catch (e) {
-        events.push(['Warning', 'ShardOperationFailed', `${op.description}: ${e instanceof Error ? e.message : e}`]);
-      }
-    }
-    return started;
+    const { started, failed } = await startShardOperations(this.o.client, target.url, ops, apiKey, this.o.logger, {
+      name: p.metadata.name,
+      namespace: p.metadata.namespace,
+    });
+    for (const op of started) events.push(['Normal', 'RepairingShards', `Repairing Qdrant: ${op.description}`]);
+    for (const f of failed) events.push(['Warning', 'ShardOperationFailed', f]);
+    return started.length;
   }
 }

@@ -3,6 +3,7 @@ import { Logger } from '../logger';
 import { observeCluster, operationTarget, statefulSetPeers } from '../qdrant/observeCluster';
 import { planScaleDown } from '../qdrant/planScaleDown';
 import { QdrantPeerClient } from '../qdrant/QdrantPeerClient';
+import { startShardOperations } from '../qdrant/startShardOperations';
 import type { PendingEvent } from './PlatformReconciler';
 
 export interface ScaleDownStep {
@@ -61,19 +62,9 @@ export class QdrantScaleDown {
       case 'done':
         return { replicas: desired, status: { ...base, step: 'Done', message: `every leaving peer has left the Raft cluster` } };
       case 'drain': {
-        const failures: string[] = [];
-        // One at a time: Qdrant serialises cluster changes through Raft anyway.
-        for (const op of plan.operations) {
-          try {
-            await this.o.client.operate(leader!.url, op.collection, op.op, apiKey);
-            this.o.logger.info('Started shard operation', { ...log, operation: op.description });
-          } catch (e) {
-            failures.push(`${op.description}: ${e instanceof Error ? e.message : e}`);
-          }
-        }
-        const done = plan.operations.length - failures.length;
-        if (done) {
-          events.push(['Normal', 'DrainingQdrantPeer', `Draining ${statefulSet}-${plan.peer.ordinal} (peer ${plan.peer.id}): ${plan.operations.filter((_, i) => i < done).map(o => o.description).join('; ')}`]);
+        const { started, failed: failures } = await startShardOperations(this.o.client, leader!.url, plan.operations, apiKey, this.o.logger, log);
+        if (started.length) {
+          events.push(['Normal', 'DrainingQdrantPeer', `Draining ${statefulSet}-${plan.peer.ordinal} (peer ${plan.peer.id}): ${started.map(o => o.description).join('; ')}`]);
         }
         if (failures.length) events.push(['Warning', 'ShardOperationFailed', failures.join('; ')]);
         return {

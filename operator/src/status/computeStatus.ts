@@ -215,6 +215,8 @@ export function loadedModels(pods: any[], servers?: Record<string, InferenceServ
 
 const iReadyPods = (pods: any[]) => pods.filter(isPodReady).length;
 
+const ASKING_SERVERS = 'asking the ready servers which model they serve';
+
 /** What servers' failed hot reloads say, for the status (undefined when none failed). */
 function reloadFailureText(failures: ReloadFailure[] | undefined): { message: string; rejected: boolean } | undefined {
   if (!failures?.length) return undefined;
@@ -386,6 +388,7 @@ export function computeStatus(
   const iUnschedulable = unschedulableMessage(observed.inferencePods);
   const qVolumeWait = volumeWaitMessage(observed.qdrantPods, now);
   const hot = hotReload(spec);
+  const updatingReason = hot ? Reason.ModelHotReloading : Reason.ModelRollingOut;
   const reloadFailure = reloadFailureText(observed.modelReloadFailures);
   const loaderFailure = modelLoadFailure(observed.inferencePods, spec.inference.modelUrl, hot);
   const warmupFailure = loaderFailure ? undefined : warmupTimeouts(observed.inferencePods, spec.inference.modelSource.warmupTimeoutSeconds, Date.parse(now));
@@ -478,14 +481,14 @@ export function computeStatus(
     else if (!loaderFailure) reason = Reason.WarmupTimeout;
     modelCond = { type: ConditionType.ModelLoaded, status: 'False', reason, message: modelFailure };
   } else if (unasked && !stillServing) {
-    modelCond = { type: ConditionType.ModelLoaded, status: 'Unknown', reason: Reason.ModelLoading, message: 'asking the ready servers which model they serve' };
+    modelCond = { type: ConditionType.ModelLoaded, status: 'Unknown', reason: Reason.ModelLoading, message: ASKING_SERVERS };
   } else if (onDesired > 0 && !stillServing) {
     modelCond = { type: ConditionType.ModelLoaded, status: 'True', reason: Reason.ModelLoaded, message: `model ${desiredModel} loaded on ${onDesired} ready ${podWord(onDesired)}` };
   } else if (stillServing) {
     modelCond = {
       type: ConditionType.ModelLoaded,
       status: 'False',
-      reason: hot ? Reason.ModelHotReloading : Reason.ModelRollingOut,
+      reason: updatingReason,
       message: `model ${desiredModel} on ${onDesired} ready ${podWord(onDesired)}; still serving ${stillServing}`,
     };
   } else if (!deploy) {
@@ -549,7 +552,7 @@ export function computeStatus(
     message = unread;
   } else if (unasked) {
     phase = 'Loading';
-    message = 'asking the ready servers which model they serve';
+    message = ASKING_SERVERS;
   } else {
     phase = 'Ready';
     message = `Qdrant ${qReady}/${qDesired}, inference ${iReady}/${iDesired} ready`;
@@ -573,7 +576,6 @@ export function computeStatus(
     : { type: ConditionType.Degraded, status: 'False', reason: Reason.AsExpected, message: 'no part has failed' };
 
   const inputs = [readyCond, progressingCond, degradedCond, qdrantCond, inferenceCond, modelCond];
-  const updatingReason = hot ? Reason.ModelHotReloading : Reason.ModelRollingOut;
   if (deploy) {
     inputs.push(
       stillServing

@@ -1,6 +1,7 @@
 import {
   AuditorService,
   AuthService,
+  BackstageCredentials,
   HttpAuthService,
   LoggerService,
   PermissionsService,
@@ -210,14 +211,19 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
     return o.operator;
   };
 
-  const authorizeRead = async (req: express.Request) => {
-    const credentials = await o.httpAuth.credentials(req);
+  const mayRead = async (credentials: BackstageCredentials) => {
     const [decision] = await o.permissions.authorize(
       [{ permission: inferencePlatformReadPermission }],
       { credentials },
     );
-    if (decision.result !== AuthorizeResult.ALLOW)
+    return decision.result === AuthorizeResult.ALLOW;
+  };
+
+  const authorizeRead = async (req: express.Request) => {
+    const credentials = await o.httpAuth.credentials(req);
+    if (!(await mayRead(credentials)))
       throw new NotAllowedError('not allowed to read inference platforms');
+    return credentials;
   };
 
   const authorizeOne = async (
@@ -525,19 +531,12 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
   router.get('/events', async (req, res) => {
     requireOperator();
     const scope = parseFeedScope(req.query);
-    await authorizeRead(req);
+    const credentials = await authorizeRead(req);
     if (!o.feed) throw new ServiceUnavailableError('live feed unavailable');
-    const credentials = await o.httpAuth.credentials(req);
     o.feed.connect(req, res, {
       scope,
       expiresAt: credentials.expiresAt,
-      mayRead: async () => {
-        const [decision] = await o.permissions.authorize(
-          [{ permission: inferencePlatformReadPermission }],
-          { credentials },
-        );
-        return decision.result === AuthorizeResult.ALLOW;
-      },
+      mayRead: () => mayRead(credentials),
     });
   });
 
