@@ -125,6 +125,18 @@ describe('validation by the API server', () => {
     ],
     ['unknown model update strategy', p => (p.spec.inference.modelUpdate = 'Instant'), /spec\.inference\.modelUpdate: Unsupported value: "Instant"/],
     ['no retries below zero', p => (p.spec.inference.modelSource = { maxRetries: -1 }), /spec\.inference\.modelSource\.maxRetries: Invalid value: -1/],
+    [
+      'a canary sharing the stable collection',
+      p => (p.spec.inference.canary = { modelUrl: 's3://models/v2.onnx', weight: 10, collection: 'images' }),
+      /spec\.inference\.canary\.collection: Invalid value: .*must differ from spec\.inference\.collection: embeddings of two models never share a collection/,
+    ],
+    [
+      'a canary of the serving model',
+      p => (p.spec.inference.canary = { modelUrl: p.spec.inference.modelUrl, weight: 10, collection: 'images-v2' }),
+      /spec\.inference\.canary\.modelUrl: Invalid value: .*is the model already serving/,
+    ],
+    ['a canary weight above 100', p => (p.spec.inference.canary = { modelUrl: 's3://models/v2.onnx', weight: 120, collection: 'v2' }), /spec\.inference\.canary\.weight: Invalid value: 120/],
+    ['a canary without a collection', p => (p.spec.inference.canary = { modelUrl: 's3://models/v2.onnx', weight: 10 }), /spec\.inference\.canary\.collection: Required value/],
   ])('rejects %s with a message naming the field', async (_name, mutate, message) => {
     const res = await create(mutate);
     expect(res.status).toBe(422);

@@ -75,6 +75,7 @@ const schema = z.object({
   S3_ENDPOINT: z.string().url().optional(),
   EXECUTION_PROVIDER: z.enum(['cpu', 'cuda']).default('cpu'),
   S3_FORCE_PATH_STYLE: boolish.optional(),
+  WRITE_FORWARD_URL: z.string().url().optional(),
 });
 
 export type RawConfig = z.infer<typeof schema>;
@@ -110,6 +111,8 @@ export interface ServiceConfig {
   modelCacheDir: string;
   modelRetry: { initialMs: number; maxMs: number };
   s3: { endpoint?: string; forcePathStyle?: boolean };
+  /** A canary's servers: where the stable servers take the writes this one takes. */
+  writeForwardUrl?: string;
 }
 
 export class ConfigError extends Error {}
@@ -204,5 +207,6 @@ export function loadConfig(
       maxMs: c.MODEL_RETRY_MAX_MS,
     },
     s3: { endpoint: c.S3_ENDPOINT, forcePathStyle: c.S3_FORCE_PATH_STYLE },
+    writeForwardUrl: c.WRITE_FORWARD_URL,
   };
 }

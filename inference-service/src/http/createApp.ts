@@ -12,6 +12,7 @@ import {
 import { ID_KEY } from '../vectorstore/QdrantVectorStore';
 import { HttpError } from './HttpError';
 import { parseImageRequest } from './parseImageRequest';
+import { ForwardWrite } from './forwardWrites';
 
 export interface Readiness {
   ready: boolean;
@@ -36,6 +37,8 @@ export interface AppDeps {
   limits: { maxImageBytes: number; maxK: number; maxInflight: number };
   readiness: () => Promise<Readiness>;
   reload: (modelUrl?: string) => Promise<object>;
+  /** A canary's servers: writes also go to the stable servers. */
+  forwardWrite?: ForwardWrite;
   log?: (
     level: 'info' | 'warn' | 'error',
     msg: string,
@@ -286,6 +289,13 @@ export function createApp(deps: AppDeps): express.Express {
       const payload = parsePayload(parsed.fields.payload);
       const { vector, modelVersion } = await embedder.embed(parsed.image);
       await storeCall(() => store.upsert({ id, vector, payload }));
+      await deps.forwardWrite?.({
+        method: 'POST',
+        // The id and payload may be query parameters.
+        path: req.originalUrl,
+        body: req.body,
+        contentType: req.get('content-type'),
+      });
       res.json({
         id,
         upserted: true,
@@ -312,7 +322,14 @@ export function createApp(deps: AppDeps): express.Express {
     '/v1/points/:id',
     route(async (req, res) => {
       const id = parseId(req.params.id);
-      const deleted = await storeCall(() => store.delete(id));
+      let deleted = await storeCall(() => store.delete(id));
+      if (deps.forwardWrite) {
+        const there = await deps.forwardWrite({
+          method: 'DELETE',
+          path: `/v1/points/${encodeURIComponent(id)}`,
+        });
+        deleted ||= there;
+      }
       if (!deleted)
         throw new HttpError(
           404,

@@ -1,3 +1,4 @@
+import { forwardWrites } from '../http/forwardWrites';
 import express from 'express';
 import { ServiceConfig } from '../config/loadConfig';
 import { Embedder } from '../inference/Embedder';
@@ -234,6 +235,9 @@ export function createService(
     readiness,
     reload,
     log,
+    forwardWrite: config.writeForwardUrl
+      ? forwardWrites(config.writeForwardUrl)
+      : undefined,
   });
 
   models.start();

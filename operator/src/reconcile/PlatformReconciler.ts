@@ -30,7 +30,8 @@ import { readQdrantApiKey } from '../qdrant/readQdrantApiKey';
 import { InferenceServerStates, ReadServerState, ReloadServerModel } from '../inference/InferenceServerStates';
 import { ModelHotReload } from '../inference/ModelHotReload';
 import { QdrantPeerClient, directQdrantRequest } from '../qdrant/QdrantPeerClient';
-import { FIELD_MANAGER, LABEL_COMPONENT, names } from './labels';
+import { FIELD_MANAGER, isTrack, LABEL_COMPONENT, names } from './labels';
+import { splitReplicas } from './splitReplicas';
 import {
   qdrantClientService,
   qdrantHeadlessService,
@@ -42,6 +43,7 @@ import {
 import {
   ANNOTATION_RESTARTED_FOR_TERM,
   ANNOTATION_SEEN_LEADER_TERM,
+  canarySpec,
   hotReload,
   inferenceConfigMap,
   inferenceDeployment,
@@ -334,6 +336,10 @@ export class PlatformReconciler {
     const pods = caches.pods.byIndex(PODS_BY_PLATFORM, key);
     const qdrantPods = pods.filter(o => o.metadata.labels?.[LABEL_COMPONENT] === 'qdrant');
     const inferencePods = pods.filter(o => o.metadata.labels?.[LABEL_COMPONENT] === 'inference');
+    const stablePods = inferencePods.filter(o => isTrack(o, 'stable'));
+    const canaryPods = inferencePods.filter(o => isTrack(o, 'canary'));
+    const canary = canarySpec(spec);
+    const split = splitReplicas(spec.inference.replicas, spec.inference.canary?.weight ?? 0, canaryPods.filter(isPodReady).length);
     let clusterInfo = await this.qdrantClusterInfo(key, p, sts, spec.qdrant.replicas);
     if (!scaleDown && sts && !stsLeaving && !recreation) {
       clusterInfo = await this.removeStrandedPeers(key, p, clusterInfo, sts.spec?.replicas ?? spec.qdrant.replicas, events);
@@ -388,14 +394,22 @@ export class PlatformReconciler {
     // Inference servers need Qdrant: they are first created once every peer is
     // Ready; after that the Deployment stays (a Qdrant hiccup degrades, it does not tear down).
     if (qdrantReady || deployExists) {
-      const deployment = inferenceDeployment(p, spec);
+      const deployment = inferenceDeployment(p, spec, 'stable', split.stable);
       if (spec.qdrant.onLeaderChange === 'RestartInference') {
         restartOnNewLeader(deployment, deployedBefore, clusterInfo);
       }
-      if (hotReload(spec)) startPodsForModel(deployment, deployedBefore, spec.inference.modelUrl, inferencePods);
+      if (hotReload(spec)) startPodsForModel(deployment, deployedBefore, spec.inference.modelUrl, stablePods);
       children.push({ obj: deployment, ref: Resources.deployments, cache: caches.deployments });
+      if (canary) children.push({ obj: inferenceDeployment(p, canary, 'canary', split.canary), ref: Resources.deployments, cache: caches.deployments });
     }
     children.push({ obj: inferenceService(p), ref: Resources.services, cache: caches.services });
+    if (canary) {
+      children.push(
+        { obj: inferenceConfigMap(p, canary, 'canary'), ref: Resources.configMaps, cache: caches.configMaps },
+        { obj: inferenceService(p, 'stable'), ref: Resources.services, cache: caches.services },
+        { obj: inferenceService(p, 'canary'), ref: Resources.services, cache: caches.services },
+      );
+    }
     // Autoscalers scale the platform (its scale subresource), monitors scrape both tiers.
     const hpa = inferenceHorizontalPodAutoscaler(p, spec);
     if (hpa) children.push({ obj: hpa, ref: Resources.hpas, cache: caches.hpas });
@@ -423,6 +437,13 @@ export class PlatformReconciler {
         await this.deleteIfPresent(p, caches.pvcs, Resources.pvcs, pvc ? undefined : names.modelPvc(p));
         await this.deleteIfPresent(p, caches.hpas, Resources.hpas, hpa ? undefined : names.inference(p));
         if (caches.scaledObjects) await this.deleteIfPresent(p, caches.scaledObjects, Resources.scaledObjects, scaledObject ? undefined : names.inference(p));
+        // A canary removed (promoted or rolled back): its servers go at once, the stable ones fill the platform's replicas.
+        if (!canary) {
+          await this.deleteIfPresent(p, caches.deployments, Resources.deployments, names.inferenceCanary(p));
+          await this.deleteIfPresent(p, caches.configMaps, Resources.configMaps, names.inferenceCanaryConfig(p));
+          await this.deleteIfPresent(p, caches.services, Resources.services, names.inferenceCanary(p));
+          await this.deleteIfPresent(p, caches.services, Resources.services, names.inferenceStable(p));
+        }
       }
 
       // A new model reaches running servers by hot reload once the Deployment has rolled out.
@@ -438,7 +459,7 @@ export class PlatformReconciler {
               key,
               p,
               spec.inference.modelUrl,
-              inferencePods.filter(isPodReady),
+              stablePods.filter(isPodReady),
               inferenceServers,
               spec.inference.port,
               (spec.inference.modelSource.pullTimeoutSeconds + 120) * 1000,
@@ -447,7 +468,8 @@ export class PlatformReconciler {
           : undefined;
       const status = computeStatus(
         p,
-        spec,
+        // The stable track's readiness counts against its share of the servers.
+        canary ? { ...spec, inference: { ...spec.inference, replicas: split.stable } } : spec,
         {
           statefulSet: caches.statefulSets.get(namespace, names.qdrant(p)),
           // Created in this very pass: rolling out from zero, though the cache has not seen it yet.
@@ -455,7 +477,16 @@ export class PlatformReconciler {
             caches.deployments.get(namespace, names.inference(p)) ??
             (deploymentChild && results[children.indexOf(deploymentChild)]?.status === 'fulfilled' ? { ...deploymentChild.obj, status: {} } : undefined),
           qdrantPods,
-          inferencePods,
+          inferencePods: stablePods,
+          canary: canary
+            ? {
+                deployment: caches.deployments.get(namespace, names.inferenceCanary(p)),
+                pods: canaryPods,
+                replicas: split.canary,
+                platformReplicas: spec.inference.replicas,
+                stableReady: stablePods.filter(isPodReady).length,
+              }
+            : undefined,
           qdrantCluster: clusterInfo,
           inferenceServers,
           modelReloadFailures,
@@ -473,6 +504,11 @@ export class PlatformReconciler {
         },
         rfc3339Seconds(this.o.now?.() ?? new Date()),
       );
+      const canaryNow = status.canary;
+      if (canaryNow && canaryNow.state !== p.status?.canary?.state) {
+        if (canaryNow.state === 'Failed') events.push(['Warning', 'CanaryFailed', `Canary ${canaryNow.modelUrl}: ${canaryNow.message}`]);
+        if (canaryNow.state === 'Serving') events.push(['Normal', 'CanaryServing', `Canary ${canaryNow.modelUrl}: ${canaryNow.message}`]);
+      }
       const deferMs = await this.writeStatus(p, status);
 
       if (reconcileError) throw new Error(reconcileError);

@@ -1,5 +1,5 @@
 import { DefaultedSpec, InferencePlatform } from '@cv-platform/inference-platform-api';
-import { childLabels, names, ownerReference, selectorLabels } from './labels';
+import { childLabels, LABEL_TRACK, names, ownerReference, selectorLabels, Track } from './labels';
 import { qdrantServiceUrl } from './qdrantChildren';
 import { shortHash } from './shortHash';
 
@@ -22,6 +22,22 @@ function meta(p: InferencePlatform, name: string) {
 }
 
 /**
+ * The spec the canary's servers are built from: the canary's model and
+ * collection. A canary's model changes by rolling its pods (its collection
+ * usually changes with it), and the autoscaler scales the platform, not it.
+ */
+export function canarySpec(spec: DefaultedSpec): DefaultedSpec | undefined {
+  const c = spec.inference.canary;
+  if (!c) return undefined;
+  return {
+    ...spec,
+    inference: { ...spec.inference, modelUrl: c.modelUrl, collection: c.collection, modelUpdate: 'Rollout', canary: undefined, autoscaling: undefined },
+  };
+}
+
+const configName = (p: InferencePlatform, track: Track) => (track === 'canary' ? names.inferenceCanaryConfig(p) : names.inferenceConfig(p));
+
+/**
  * The server's CONFIG_FILE: keys are the environment variables its config
  * loader knows (it refuses any other key, and exits at start).
  */
@@ -41,11 +57,11 @@ export function inferenceConfig(p: InferencePlatform, spec: DefaultedSpec) {
   };
 }
 
-export function inferenceConfigMap(p: InferencePlatform, spec: DefaultedSpec) {
+export function inferenceConfigMap(p: InferencePlatform, spec: DefaultedSpec, track: Track = 'stable') {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: meta(p, names.inferenceConfig(p)),
+    metadata: meta(p, configName(p, track)),
     data: {
       'config.json': `${JSON.stringify(inferenceConfig(p, spec), null, 2)}\n`,
       // Outside config.json, whose hash rolls the pods: a hot-reloaded model does not.
@@ -159,9 +175,14 @@ export const ANNOTATION_SEEN_LEADER_TERM = 'cv.platform.tech/qdrant-leader-term'
 /** On its pod template: the term whose election restarted the servers (onLeaderChange: RestartInference). */
 export const ANNOTATION_RESTARTED_FOR_TERM = 'cv.platform.tech/restarted-for-leader-term';
 
-export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
+/**
+ * The inference servers of one track: the stable model (spec.inference),
+ * or, with the canary's spec, the canary. `replicas` is the track's share
+ * of spec.inference.replicas.
+ */
+export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec, track: Track = 'stable', replicas = spec.inference.replicas) {
   const i = spec.inference;
-  const config = inferenceConfigMap(p, spec);
+  const config = inferenceConfigMap(p, spec, track);
   const configHash = shortHash(config.data['config.json']);
   const fromPvc = i.modelUrl.startsWith('pvc://');
   const resources: any = {
@@ -206,7 +227,7 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
           args: ['fetch-model'],
           env: [
             hotReload(spec)
-              ? { name: 'MODEL_URL', valueFrom: { configMapKeyRef: { name: names.inferenceConfig(p), key: CONFIG_KEY_MODEL_URL } } }
+              ? { name: 'MODEL_URL', valueFrom: { configMapKeyRef: { name: configName(p, track), key: CONFIG_KEY_MODEL_URL } } }
               : { name: 'MODEL_URL', value: i.modelUrl },
             { name: 'MODEL_PATH', value: modelPathFor(spec) },
             { name: 'PULL_TIMEOUT_SECONDS', value: String(i.modelSource.pullTimeoutSeconds) },
@@ -234,6 +255,8 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
       ...apiKeyEnv(spec),
       // A hot reload is fetched by the server itself, as the loader would.
       ...(hotReload(spec) ? [{ name: 'MODEL_CACHE_DIR', value: DOWNLOAD_DIR }, ...s3LoaderEnv(spec)] : []),
+      // The stable collection must not miss the writes the split sends here.
+      ...(track === 'canary' ? [{ name: 'WRITE_FORWARD_URL', value: `http://${names.inferenceStable(p)}.${p.metadata.namespace}.svc` }] : []),
     ],
     // Ready only once the model is loaded and Qdrant answers.
     readinessProbe: {
@@ -260,11 +283,11 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: meta(p, names.inference(p)),
+    metadata: meta(p, track === 'canary' ? names.inferenceCanary(p) : names.inference(p)),
     spec: {
-      replicas: i.replicas,
+      replicas,
       progressDeadlineSeconds: i.progressDeadlineSeconds,
-      selector: { matchLabels: selectorLabels(p, 'inference') },
+      selector: { matchLabels: track === 'canary' ? { ...selectorLabels(p, 'inference'), [LABEL_TRACK]: track } : selectorLabels(p, 'inference') },
       // A surge pod would need a spare GPU that a cluster sized for the
       // platform does not have: GPU platforms replace pods one at a time.
       strategy: {
@@ -273,7 +296,7 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
       },
       template: {
         metadata: {
-          labels: childLabels(p, 'inference'),
+          labels: { ...childLabels(p, 'inference'), [LABEL_TRACK]: track },
           // A new config rolls the pods, and so does a new model unless it is hot-reloaded.
           annotations: { [ANNOTATION_CONFIG_HASH]: configHash, ...(hotReload(spec) ? {} : { [ANNOTATION_MODEL_URL]: i.modelUrl }) },
         },
@@ -286,7 +309,7 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
           containers: [container],
           volumes: [
             modelVolume(p, spec),
-            { name: 'config', configMap: { name: names.inferenceConfig(p) } },
+            { name: 'config', configMap: { name: configName(p, track) } },
             // Where a hot-reloaded model is downloaded (and deleted once loaded).
             ...(hotReload(spec) ? [{ name: 'downloads', emptyDir: { sizeLimit: String(i.modelSource.sizeLimit) } }] : []),
           ],
@@ -298,14 +321,20 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec) {
   };
 }
 
-export function inferenceService(p: InferencePlatform) {
+/**
+ * The platform's Service selects the ready servers of both tracks: with a
+ * canary, requests split by ready servers (kube-proxy picks an endpoint at
+ * random). With a track, a Service reaching only that track's servers.
+ */
+export function inferenceService(p: InferencePlatform, track?: Track) {
+  const name = { canary: names.inferenceCanary(p), stable: names.inferenceStable(p), both: names.inference(p) }[track ?? 'both'];
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: meta(p, names.inference(p)),
+    metadata: meta(p, name),
     spec: {
       type: 'ClusterIP',
-      selector: selectorLabels(p, 'inference'),
+      selector: track ? { ...selectorLabels(p, 'inference'), [LABEL_TRACK]: track } : selectorLabels(p, 'inference'),
       ports: [{ name: 'http', port: 80, targetPort: 'http' }],
     },
   };

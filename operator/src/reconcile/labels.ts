@@ -54,4 +54,22 @@ export const names = {
   inference: (p: InferencePlatform) => `${p.metadata.name}-inference`,
   inferenceConfig: (p: InferencePlatform) => `${p.metadata.name}-inference-config`,
   modelPvc: (p: InferencePlatform) => `${p.metadata.name}-model`,
+  /** spec.inference.canary: its Deployment and the Service reaching only its servers. */
+  inferenceCanary: (p: InferencePlatform) => `${p.metadata.name}-inference-canary`,
+  inferenceCanaryConfig: (p: InferencePlatform) => `${p.metadata.name}-inference-canary-config`,
+  /** Reaches only the stable servers (a canary forwards its writes there). */
+  inferenceStable: (p: InferencePlatform) => `${p.metadata.name}-inference-stable`,
 };
+
+/**
+ * On inference pods: which model version they serve, stable
+ * (spec.inference.modelUrl) or canary. The stable Deployment's selector
+ * predates it and stays without it; the canary's selects on it.
+ */
+export const LABEL_TRACK = 'cv.platform.tech/track';
+export type Track = 'stable' | 'canary';
+
+/** The inference pods of one track (pods from before the label count as stable). */
+export function isTrack(pod: any, track: Track): boolean {
+  return (pod.metadata?.labels?.[LABEL_TRACK] === 'canary') === (track === 'canary');
+}

@@ -15,6 +15,7 @@ import { ConditionInput, Reason, setCondition } from './conditions';
 import { selectorLabels, selectorString } from '../reconcile/labels';
 import { parseQuantity } from '../reconcile/isSubset';
 import { ordinalOf } from '../qdrant/observeCluster';
+import { canaryStatus, ObservedCanary } from './canaryStatus';
 
 export interface ObservedChildren {
   statefulSet?: any;
@@ -36,6 +37,8 @@ export interface ObservedChildren {
   autoscalingUnavailable?: string;
   /** An error from applying children in this pass. */
   reconcileError?: string;
+  /** spec.inference.canary: its servers (deployment and inferencePods are then the stable track's). */
+  canary?: ObservedCanary;
 }
 
 /** How the model-loader's termination message starts when it gave up (inference-service's ModelLoaderGaveUp). */
@@ -213,6 +216,12 @@ export function loadedModels(pods: any[], servers?: Record<string, InferenceServ
   return loaded;
 }
 
+function mergeCounts(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const out = { ...a };
+  for (const [k, n] of Object.entries(b)) out[k] = (out[k] ?? 0) + n;
+  return out;
+}
+
 const iReadyPods = (pods: any[]) => pods.filter(isPodReady).length;
 
 const ASKING_SERVERS = 'asking the ready servers which model they serve';
@@ -227,7 +236,7 @@ function reloadFailureText(failures: ReloadFailure[] | undefined): { message: st
 }
 
 /** The Deployment's own verdict that its rollout stalled. */
-function stalledRollout(deploy: any): string | undefined {
+export function stalledRollout(deploy: any): string | undefined {
   const c = (deploy?.status?.conditions ?? []).find((x: any) => x.type === 'Progressing');
   return c?.status === 'False' && c.reason === 'ProgressDeadlineExceeded' ? c.message ?? c.reason : undefined;
 }
@@ -359,7 +368,7 @@ function onCurrentTemplate(obj: any, desired: number): boolean {
   );
 }
 
-function rolloutComplete(obj: any, desired: number): boolean {
+export function rolloutComplete(obj: any, desired: number): boolean {
   return onCurrentTemplate(obj, desired) && (obj.status?.readyReplicas ?? 0) >= desired;
 }
 
@@ -629,6 +638,10 @@ export function computeStatus(
         : { type: ConditionType.QdrantClusterReachable, status: 'False', reason: Reason.ClusterInfoUnavailable, message: cluster.message ?? 'Qdrant REST API unreachable' },
     );
   }
+  const canary = spec.inference.canary && observed.canary ? canaryStatus(spec, observed.canary, Date.parse(now)) : undefined;
+  if (canary) inputs.push(canary.condition);
+  const cReady = canary?.status.readyReplicas ?? 0;
+  const allLoaded = observed.canary ? mergeCounts(loaded, loadedModels(observed.canary.pods)) : loaded;
   const version = runningVersions(observed.qdrantPods);
   const generation = p.metadata.generation;
   const prev = p.status?.conditions;
@@ -639,13 +652,14 @@ export function computeStatus(
     conditions: inputs.map(c => setCondition(prev, c, generation, now)),
     qdrantReplicas: qDesired,
     qdrantReadyReplicas: qReady,
-    inferenceReplicas: deploy?.status?.replicas ?? 0,
-    inferenceReadyReplicas: iReady,
+    inferenceReplicas: (deploy?.status?.replicas ?? 0) + (observed.canary?.deployment?.status?.replicas ?? 0),
+    inferenceReadyReplicas: iReady + cReady,
     qdrantReadiness: `${qReady}/${qDesired}`,
-    inferenceReadiness: `${iReady}/${iDesired}`,
+    inferenceReadiness: `${iReady + cReady}/${observed.canary?.platformReplicas ?? iDesired}`,
     inferenceSelector: selectorString(selectorLabels(p, 'inference')),
     ...(cluster ? { qdrantCluster: cluster } : {}),
     ...(scaleDown || version ? { qdrant: { ...(version ? { version } : {}), ...(scaleDown ? { scaleDown } : {}) } } : {}),
-    ...(deploy ? { model: { desired: desiredModel, loaded } } : {}),
+    ...(deploy ? { model: { desired: desiredModel, loaded: allLoaded } } : {}),
+    ...(canary ? { canary: canary.status } : {}),
   };
 }

@@ -45,6 +45,9 @@ export const Reason = {
   AsExpected: 'AsExpected',
   ComponentsNotReady: 'ComponentsNotReady',
   ReconcileFailed: 'ReconcileFailed',
+  CanaryServing: 'CanaryServing',
+  CanaryProgressing: 'CanaryProgressing',
+  CanaryPaused: 'CanaryPaused',
 } as const;
 
 export interface ConditionInput {

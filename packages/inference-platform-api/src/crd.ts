@@ -102,6 +102,15 @@ const resources = (what: string): JSONSchemaProps => ({
   ],
 });
 
+const trackMetricsSchema: JSONSchemaProps = {
+  type: 'object',
+  properties: {
+    requestsPerSecond: { type: 'number' },
+    errorRate: { type: 'number', description: 'Share of requests answered 5xx, 0-1.' },
+    p95LatencyMs: { type: 'number' },
+  },
+};
+
 const conditionSchema: JSONSchemaProps = {
   type: 'object',
   required: ['type', 'status', 'reason', 'lastTransitionTime'],
@@ -517,6 +526,21 @@ export const inferencePlatformSchema: JSONSchemaProps = {
               description:
                 'How a new modelUrl reaches running servers. HotReload: each server fetches and loads it beside the old model and swaps, with no pod restart (the model volume must hold two models while it does). Rollout: a rolling update of the pods. pvc:// models always roll out.',
             },
+            canary: {
+              type: 'object',
+              description:
+                'A second model version beside modelUrl. Its servers are a Deployment of their own holding weight percent of spec.inference.replicas (at least one while the weight is above 0); the inference Service selects the ready servers of both, so requests split by ready servers, and a canary that never turns ready receives none. Its embeddings go to its own collection. Promote: set modelUrl and collection to the canary\'s and remove canary; roll back: weight 0 or remove canary.',
+              required: ['modelUrl', 'weight', 'collection'],
+              properties: {
+                modelUrl: { type: 'string', pattern: MODEL_URL_PATTERN, maxLength: 2048, description: 'The canary model, in the forms modelUrl takes.' },
+                weight: { type: 'integer', minimum: 0, maximum: 100, description: 'Percent of the servers, and so of the requests, on the canary.' },
+                collection: {
+                  type: 'string',
+                  pattern: '^[A-Za-z0-9_-]{1,128}$',
+                  description: 'Qdrant collection of the canary\'s embeddings (vectors of two models are not comparable); writes to either version reach both collections.',
+                },
+              },
+            },
             autoscaling: {
               type: 'object',
               description:
@@ -555,6 +579,21 @@ export const inferencePlatformSchema: JSONSchemaProps = {
           },
           'x-kubernetes-validations': [
             {
+              rule: "!has(self.canary) || self.canary.collection != (has(self.collection) ? self.collection : 'images')",
+              message: 'spec.inference.canary.collection must differ from spec.inference.collection: embeddings of two models never share a collection',
+              fieldPath: '.canary.collection',
+            },
+            {
+              rule: '!has(self.canary) || self.canary.modelUrl != self.modelUrl',
+              message: 'spec.inference.canary.modelUrl is the model already serving; name another model, or remove canary to promote',
+              fieldPath: '.canary.modelUrl',
+            },
+            {
+              rule: "!has(self.canary) || !self.canary.modelUrl.startsWith('pvc://') || self.canary.modelUrl.matches('^pvc://[a-z0-9]([-a-z0-9]*[a-z0-9])?/.+$')",
+              message: 'spec.inference.canary.modelUrl: pvc:// URLs must be pvc://<claim-name>/<path>',
+              fieldPath: '.canary.modelUrl',
+            },
+            {
               rule: "!self.modelUrl.startsWith('pvc://') || self.modelUrl.matches('^pvc://[a-z0-9]([-a-z0-9]*[a-z0-9])?/.+$')",
               message: 'spec.inference.modelUrl: pvc:// URLs must be pvc://<claim-name>/<path>',
               fieldPath: '.modelUrl',
@@ -591,6 +630,29 @@ export const inferencePlatformSchema: JSONSchemaProps = {
         qdrantReadiness: { type: 'string' },
         inferenceReadiness: { type: 'string' },
         inferenceSelector: { type: 'string' },
+        canary: {
+          type: 'object',
+          description: "The canary's servers, its share of the traffic, and both versions' request metrics.",
+          properties: {
+            modelUrl: { type: 'string' },
+            collection: { type: 'string' },
+            weight: { type: 'integer' },
+            replicas: { type: 'integer' },
+            readyReplicas: { type: 'integer' },
+            effectiveWeight: { type: 'integer', description: 'Percent of the ready servers that run the canary: its share of the requests.' },
+            state: { type: 'string', enum: ['Progressing', 'Serving', 'Failed', 'Paused'] },
+            message: { type: 'string' },
+            metrics: {
+              type: 'object',
+              properties: {
+                stable: trackMetricsSchema,
+                canary: trackMetricsSchema,
+                windowSeconds: { type: 'integer' },
+                observedAt: { type: 'string', format: 'date-time' },
+              },
+            },
+          },
+        },
         model: {
           type: 'object',
           description: 'Which model the ready inference servers serve, read from the pods.',
@@ -712,6 +774,13 @@ export const inferencePlatformCrd = {
             name: 'Model',
             type: 'string',
             jsonPath: '.spec.inference.modelUrl',
+            priority: 1,
+          },
+          {
+            name: 'Canary',
+            type: 'integer',
+            jsonPath: '.status.canary.effectiveWeight',
+            description: 'Percent of the ready inference servers running the canary model',
             priority: 1,
           },
           { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },

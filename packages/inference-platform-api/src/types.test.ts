@@ -67,6 +67,7 @@ const fullSpec: DeepRequired<InferencePlatformSpec> = {
     serviceAccountName: 'sa',
     modelUpdate: 'HotReload',
     autoscaling: { minReplicas: 1, maxReplicas: 4, metric: 'queueDepth', target: 8, prometheusServerAddress: 'http://prometheus:9090' },
+    canary: { modelUrl: 's3://m/model-v2.onnx', weight: 20, collection: 'images-v2' },
   },
 };
 
@@ -106,6 +107,22 @@ const fullStatus: DeepRequired<InferencePlatformStatus> = {
       message: 'm',
       leavingPeers: ['p-qdrant-2 (peer 1)'],
       transfersInFlight: 1,
+    },
+  },
+  canary: {
+    modelUrl: 's3://m/model-v2.onnx',
+    collection: 'images-v2',
+    weight: 20,
+    replicas: 1,
+    readyReplicas: 1,
+    effectiveWeight: 20,
+    state: 'Serving',
+    message: 'm',
+    metrics: {
+      stable: { requestsPerSecond: 4, errorRate: 0, p95LatencyMs: 20 },
+      canary: { requestsPerSecond: 1, errorRate: 0, p95LatencyMs: 25 },
+      windowSeconds: 30,
+      observedAt: 't',
     },
   },
   backup: {

@@ -159,6 +159,23 @@ export interface InferenceSpec {
   modelUpdate?: ModelUpdateStrategy;
   /** Scales the servers through this platform's scale subresource (HPA for cpu, KEDA for the others). */
   autoscaling?: AutoscalingSpec;
+  /** A second model version serving a share of the traffic beside modelUrl. */
+  canary?: CanarySpec;
+}
+
+/**
+ * A canary model. Its servers are a Deployment of their own whose share of
+ * spec.inference.replicas follows the weight; the inference Service selects
+ * the ready servers of both versions, so traffic splits by ready replicas.
+ * Its embeddings go to a collection of its own: vectors of two models are
+ * not comparable and never share one.
+ */
+export interface CanarySpec {
+  modelUrl: string;
+  /** Percent of the servers (and so of the requests) on the canary, 0-100; 0 keeps it defined with no servers. */
+  weight: number;
+  /** The canary's Qdrant collection; must differ from spec.inference.collection. */
+  collection: string;
 }
 
 export type ModelUpdateStrategy = 'HotReload' | 'Rollout';
@@ -308,6 +325,33 @@ export interface InferencePlatformStatus {
   /** Which model the ready inference servers serve, from the pods themselves. */
   model?: ModelStatus;
   backup?: BackupStatus;
+  /** The canary's servers, its share of the traffic and both versions' request metrics. */
+  canary?: CanaryStatus;
+}
+
+/** Requests answered by one model version's ready servers over the last window (probes and scrapes not counted). */
+export interface TrackMetrics {
+  requestsPerSecond: number;
+  /** Share of requests answered 5xx, 0-1. */
+  errorRate: number;
+  /** 95th percentile latency in milliseconds (from the servers' histogram buckets); absent without requests. */
+  p95LatencyMs?: number;
+}
+
+export interface CanaryStatus {
+  modelUrl: string;
+  collection: string;
+  /** spec.inference.canary.weight. */
+  weight: number;
+  replicas: number;
+  readyReplicas: number;
+  /** Percent of the ready servers that run the canary: the share of requests it receives. */
+  effectiveWeight: number;
+  /** Progressing (servers starting), Serving, Failed (receives no traffic; the stable version serves), Paused (weight 0). */
+  state: 'Progressing' | 'Serving' | 'Failed' | 'Paused';
+  message?: string;
+  /** Per version, from the servers' own metrics; absent until two readings are apart. */
+  metrics?: { stable?: TrackMetrics; canary?: TrackMetrics; windowSeconds: number; observedAt: string };
 }
 
 export interface ModelStatus {
@@ -361,6 +405,8 @@ export const ConditionType = {
   AutoscalingUnavailable: 'AutoscalingUnavailable',
   /** True while ready servers still serve another model than spec.inference.modelUrl (a hot reload in progress). */
   ModelUpdating: 'ModelUpdating',
+  /** spec.inference.canary: True while its servers serve their share, False while they start or when they fail. */
+  CanaryReady: 'CanaryReady',
 } as const;
 
 /** Setting it (to the current time, RFC 3339) asks for a backup now, as `kubectl rollout restart` asks for a restart. */

@@ -6,9 +6,9 @@ export type DefaultedSpec = {
   > &
     Pick<InferencePlatformSpec['qdrant'], 'storageClassName' | 'resources' | 'apiKeySecretRef' | 'backup'>;
   inference: Required<
-    Omit<InferencePlatformSpec['inference'], 'resources' | 'gpu' | 'modelSource' | 'serviceAccountName' | 'autoscaling'>
+    Omit<InferencePlatformSpec['inference'], 'resources' | 'gpu' | 'modelSource' | 'serviceAccountName' | 'autoscaling' | 'canary'>
   > &
-    Pick<InferencePlatformSpec['inference'], 'resources' | 'serviceAccountName'> & {
+    Pick<InferencePlatformSpec['inference'], 'resources' | 'serviceAccountName' | 'canary'> & {
       autoscaling?: Required<Omit<AutoscalingSpec, 'prometheusServerAddress'>> & Pick<AutoscalingSpec, 'prometheusServerAddress'>;
       gpu: { count: number; type?: string };
       modelSource: Required<
