@@ -30,6 +30,7 @@ import {
   directModelReload,
   directServerState,
 } from './inference/InferenceServerStates';
+import { apiServerProxyServerMetrics, directServerMetrics, ReadServerMetrics } from './inference/TrackMetrics';
 
 export interface OperatorOptions {
   kubeConfig: KubeConfig;
@@ -79,11 +80,18 @@ export interface OperatorOptions {
   credentialRefreshMs?: number;
   /** Server-side timeout of each watch; default a random 240..300 s. */
   watchTimeoutSeconds?: number;
+  /** How often a canary's and the stable servers' request metrics are read for status.canary.metrics. Default 30000 ms. */
+  canaryMetricsIntervalMs?: number;
 }
 
 function serverStateReader(options: OperatorOptions, client: KubeClient, templated: boolean): ReadServerState | undefined {
   if (options.qdrantAccess === 'apiServerProxy') return apiServerProxyServerState(client);
   return templated ? undefined : directServerState;
+}
+
+function serverMetricsReader(options: OperatorOptions, client: KubeClient, templated: boolean): ReadServerMetrics | undefined {
+  if (options.qdrantAccess === 'apiServerProxy') return apiServerProxyServerMetrics(client);
+  return templated ? undefined : directServerMetrics;
 }
 
 /** Servers are reached as their state is read: through the pod proxy, straight, or (simulated pods) not at all. */
@@ -213,6 +221,8 @@ export class Operator {
       // has no way to the servers but the API server's proxy.
       readServerState: serverStateReader(options, this.client, templated),
       reloadServerModel: modelReloader(options, this.client, templated),
+      readServerMetrics: serverMetricsReader(options, this.client, templated),
+      canaryMetricsIntervalMs: options.canaryMetricsIntervalMs,
     });
     this.restoresCache = mk(Resources.inferencePlatformRestores);
     const download = options.qdrantAccess === 'apiServerProxy' ? apiServerProxyDownload(this.client) : directQdrantDownload;

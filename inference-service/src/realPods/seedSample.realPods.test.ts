@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -209,6 +210,7 @@ beforeAll(async () => {
     // The operator runs on the host, outside the cluster: Qdrant through the API server.
     qdrantAccess: 'apiServerProxy',
     clusterInfoTtlMs: 2000,
+    canaryMetricsIntervalMs: 5000,
   });
   await operator.start();
 });
@@ -580,6 +582,217 @@ describe('the seed sample on real pods', () => {
     await patchPlatform(name, { spec: { inference: { modelUrl: MODEL_B } } });
     await waitForPhase(name, 'Ready');
     expect(await serverPods()).toEqual(before);
+  });
+
+  it('splits requests with a canary by its ready servers, keeps its embeddings in its own collection, forwards its writes, and gives a canary that never turns ready no requests', async () => {
+    const name = 'image-retrieval-prod';
+    const CANARY = 's3://models/tiny-canary.onnx';
+    const tiny = makeTempDir();
+    try {
+      const { path: tinyPath } = writeTinyModel(tiny.dir, { dim: 8, size: 16 });
+      await s3.putObjects('models', {
+        'tiny-canary.onnx': fs.readFileSync(tinyPath),
+      });
+    } finally {
+      tiny.cleanup();
+    }
+    const service = async (svcName: string) => {
+      const svc = (
+        await cluster.request(
+          'GET',
+          `/api/v1/namespaces/${ns}/services/${svcName}`,
+        )
+      ).body;
+      return `http://${svc.spec.clusterIP}:${svc.spec.ports[0].port}`;
+    };
+    // A connection per request: kube-proxy picks an endpoint per connection.
+    const post = (url: string, body: Buffer, type = 'image/jpeg') =>
+      new Promise<{ status: number; body: any }>((resolve, reject) => {
+        const req = http.request(
+          url,
+          {
+            method: 'POST',
+            agent: false,
+            headers: { 'Content-Type': type, 'Content-Length': body.length },
+          },
+          res => {
+            const chunks: Buffer[] = [];
+            res.on('data', c => chunks.push(c));
+            res.on('end', () => {
+              const text = Buffer.concat(chunks).toString('utf8');
+              resolve({
+                status: res.statusCode ?? 0,
+                body: text.startsWith('{') ? JSON.parse(text) : text,
+              });
+            });
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    const query = await renderScene(2003);
+    const stableReplicas = async () =>
+      (
+        await cluster.request(
+          'GET',
+          `/apis/apps/v1/namespaces/${ns}/deployments/${name}-inference`,
+        )
+      ).body.spec.replicas;
+
+    await patchPlatform(name, {
+      spec: {
+        inference: {
+          canary: { modelUrl: CANARY, weight: 50, collection: 'images-canary' },
+        },
+      },
+    });
+    const serving = await eventually(
+      'canary serving half the servers',
+      async () => {
+        const x = await platform(name);
+        return x.status?.canary?.state === 'Serving' &&
+          x.status.canary.effectiveWeight === 50 &&
+          x.status.phase === 'Ready' &&
+          (await stableReplicas()) === 1
+          ? x
+          : undefined;
+      },
+      300_000,
+      1000,
+    );
+    expect(serving.status.inferenceReadiness).toBe('2/2');
+    expect(condition(serving, 'CanaryReady')).toMatchObject({
+      status: 'True',
+      reason: 'CanaryServing',
+    });
+
+    // Requests through the platform's Service reach both versions, told
+    // apart by their embedding size; the window's metrics name both.
+    const base = await service(names.inference(serving));
+    const dims: number[] = [];
+    let metrics: any;
+    const until = Date.now() + 180_000;
+    while (dims.length < 2000 && Date.now() < until) {
+      const r = await post(`${base}/v1/embed`, query);
+      expect(r.status).toBe(200);
+      dims.push(r.body.dim);
+      if (dims.length >= 200 && dims.length % 20 === 0) {
+        const m = (await platform(name)).status?.canary?.metrics;
+        if (
+          m?.stable?.requestsPerSecond > 0 &&
+          m?.canary?.requestsPerSecond > 0
+        ) {
+          metrics = m;
+          break;
+        }
+      }
+    }
+    expect(metrics).toMatchObject({
+      stable: { errorRate: 0, p95LatencyMs: expect.any(Number) },
+      canary: { errorRate: 0, p95LatencyMs: expect.any(Number) },
+    });
+    const toCanary = dims.filter(d => d === 8).length;
+    const toStable = dims.filter(d => d === 1280).length;
+    expect(toCanary + toStable).toBe(dims.length);
+    // Half the ready servers: far from none and far from all (binomial, 200+ draws).
+    expect(toCanary / dims.length).toBeGreaterThan(0.25);
+    expect(toCanary / dims.length).toBeLessThan(0.75);
+
+    // Writes through the Service land on either version; the stable
+    // collection gets all of them, the canary's only its own, at its size.
+    const written = 12;
+    for (let i = 0; i < written; i++) {
+      const r = await post(
+        `${base}/v1/index?id=canary-${i}&payload=${encodeURIComponent(
+          JSON.stringify({ canaryRun: true }),
+        )}`,
+        await renderScene(3000 + i),
+      );
+      expect(r.status).toBe(200);
+    }
+    const filtered = async (svcName: string) => {
+      const r = await post(
+        `${await service(svcName)}/v1/search?k=50&filter=${encodeURIComponent(
+          JSON.stringify({ canaryRun: true }),
+        )}`,
+        query,
+      );
+      expect(r.status).toBe(200);
+      return r.body.results.map((x: any) => x.id).sort();
+    };
+    expect(await filtered(names.inferenceStable(serving))).toHaveLength(
+      written,
+    );
+    const onCanary = await filtered(names.inferenceCanary(serving));
+    expect(onCanary.length).toBeLessThan(written);
+    const qdrant = await service(names.qdrant(serving));
+    const vectorSize = async (collection: string) =>
+      (
+        (await (
+          await fetch(
+            `${qdrant.replace(/:80$/, ':6333')}/collections/${collection}`,
+          )
+        ).json()) as any
+      ).result.config.params.vectors.size;
+    expect(await vectorSize('images')).toBe(1280);
+    expect(await vectorSize('images-canary')).toBe(8);
+
+    // Roll back (remove it), then a canary whose model does not exist: it
+    // never turns ready, the stable servers keep every request.
+    await patchPlatform(name, { spec: { inference: { canary: null } } });
+    await eventually(
+      'canary removed',
+      async () => {
+        const x = await platform(name);
+        return !x.status?.canary &&
+          x.status?.phase === 'Ready' &&
+          x.status.inferenceReadiness === '2/2' &&
+          (await pods('cv.platform.tech/track=canary')).length === 0
+          ? x
+          : undefined;
+      },
+      180_000,
+      1000,
+    );
+    await patchPlatform(name, {
+      spec: {
+        inference: {
+          canary: {
+            modelUrl: 's3://models/missing-canary.onnx',
+            weight: 50,
+            collection: 'images-canary',
+          },
+        },
+      },
+    });
+    const failed = await eventually(
+      'canary failed',
+      async () => {
+        const x = await platform(name);
+        return x.status?.canary?.state === 'Failed' ? x : undefined;
+      },
+      300_000,
+      1000,
+    );
+    expect(failed.status.phase).toBe('Ready');
+    expect(failed.status.canary).toMatchObject({
+      readyReplicas: 0,
+      effectiveWeight: 0,
+    });
+    expect(failed.status.canary.message).toMatch(
+      /model-loader gave up: .*missing-canary\.onnx.*; the canary receives no requests, the stable model serves the rest/,
+    );
+    expect(condition(failed, 'CanaryReady')).toMatchObject({
+      status: 'False',
+      reason: 'ModelDownloadFailed',
+    });
+    expect(await stableReplicas()).toBe(2);
+    for (let i = 0; i < 30; i++) {
+      const r = await post(`${base}/v1/embed`, query);
+      expect([r.status, r.body.dim]).toEqual([200, 1280]);
+    }
+    await patchPlatform(name, { spec: { inference: { canary: null } } });
+    await waitForPhase(name, 'Ready');
   });
 
   it("fails a platform whose model cannot be downloaded after its retries with the loader's reason, without a crash loop, and recovers when fixed", async () => {

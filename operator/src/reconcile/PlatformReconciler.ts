@@ -29,6 +29,7 @@ import { strandedPeers } from '../qdrant/strandedPeers';
 import { readQdrantApiKey } from '../qdrant/readQdrantApiKey';
 import { InferenceServerStates, ReadServerState, ReloadServerModel } from '../inference/InferenceServerStates';
 import { ModelHotReload } from '../inference/ModelHotReload';
+import { CanaryMetrics, ReadServerMetrics } from '../inference/TrackMetrics';
 import { QdrantPeerClient, directQdrantRequest } from '../qdrant/QdrantPeerClient';
 import { FIELD_MANAGER, isTrack, LABEL_COMPONENT, names } from './labels';
 import { splitReplicas } from './splitReplicas';
@@ -119,6 +120,10 @@ export interface ReconcilerOptions {
   readServerState?: ReadServerState;
   /** Asks an inference server to load a model (hot reload); not set: new models only reach new pods. */
   reloadServerModel?: ReloadServerModel;
+  /** Reads an inference server's Prometheus metrics (a canary's per-version request metrics); not set: none in status. */
+  readServerMetrics?: ReadServerMetrics;
+  /** How often they are read while a canary runs. Default 30000 ms. */
+  canaryMetricsIntervalMs?: number;
   now?: () => Date;
 }
 
@@ -249,6 +254,7 @@ export class PlatformReconciler {
   private readonly peers: QdrantPeerClient;
   private readonly servers?: InferenceServerStates;
   private readonly modelReload?: ModelHotReload;
+  private readonly canaryMetrics?: CanaryMetrics;
   private readonly rebalance: QdrantRebalance;
   private readonly repair: QdrantRepair;
 
@@ -266,6 +272,9 @@ export class PlatformReconciler {
           logger: o.logger,
         });
       }
+    }
+    if (o.readServerMetrics) {
+      this.canaryMetrics = new CanaryMetrics({ read: o.readServerMetrics, intervalMs: o.canaryMetricsIntervalMs ?? 30_000, changed: key => o.requeue?.(key) });
     }
     const peerDeps = {
       client: this.peers,
@@ -294,6 +303,7 @@ export class PlatformReconciler {
       this.clusterInfo.delete(key);
       this.servers?.forget(key);
       this.modelReload?.forget(key);
+      this.canaryMetrics?.forget(key);
       this.repair.forget(key);
       this.lastStatusWrite.delete(key);
       return {};
@@ -439,6 +449,7 @@ export class PlatformReconciler {
         if (caches.scaledObjects) await this.deleteIfPresent(p, caches.scaledObjects, Resources.scaledObjects, scaledObject ? undefined : names.inference(p));
         // A canary removed (promoted or rolled back): its servers go at once, the stable ones fill the platform's replicas.
         if (!canary) {
+          this.canaryMetrics?.forget(key);
           await this.deleteIfPresent(p, caches.deployments, Resources.deployments, names.inferenceCanary(p));
           await this.deleteIfPresent(p, caches.configMaps, Resources.configMaps, names.inferenceCanaryConfig(p));
           await this.deleteIfPresent(p, caches.services, Resources.services, names.inferenceCanary(p));
@@ -485,6 +496,7 @@ export class PlatformReconciler {
                 replicas: split.canary,
                 platformReplicas: spec.inference.replicas,
                 stableReady: stablePods.filter(isPodReady).length,
+                metrics: this.canaryMetrics?.of(key, { stable: stablePods, canary: canaryPods }, spec.inference.port),
               }
             : undefined,
           qdrantCluster: clusterInfo,
@@ -520,6 +532,8 @@ export class PlatformReconciler {
       const reportMs = Math.min(
         volumeWaitReportableInMs(qdrantPods, nowMs) ?? Infinity,
         warmupDeadlineInMs(inferencePods, spec.inference.modelSource.warmupTimeoutSeconds, nowMs) ?? Infinity,
+        // A canary's metrics are read again every interval.
+        canary && this.canaryMetrics ? this.canaryMetrics.intervalMs : Infinity,
       );
       if (deferMs !== undefined || drainMs !== undefined || reportMs !== Infinity) {
         return { requeueAfterMs: Math.min(deferMs ?? Infinity, drainMs ?? Infinity, reportMs) };
