@@ -356,6 +356,62 @@ async function main() {
     );
 
     await run.check(
+      'a canary added with kubectl shows its share live, and Promote makes it the stable model',
+      async () => {
+        const v2 = 's3://models/resnet50-v2.onnx';
+        const res = await cluster!.api.request(
+          'PATCH',
+          crPath,
+          {
+            spec: {
+              inference: {
+                canary: { modelUrl: v2, weight: 34, collection: 'images-v2' },
+              },
+            },
+          },
+          'application/merge-patch+json',
+        );
+        if (res.status !== 200)
+          throw new Error(`patch: ${JSON.stringify(res.body)}`);
+        await waitFor(
+          'the canary card to show it serving a third of the requests',
+          async () =>
+            /33% of requests \(1\/1 canary servers ready\)/.test(
+              (await page.textContent('body')) ?? '',
+            ) && (await page.getByText('Serving').count()) > 0,
+          { timeoutMs: 90_000 },
+        );
+        await page
+          .getByRole('button', { name: 'Promote' })
+          .scrollIntoViewIfNeeded();
+        await page.screenshot({
+          path: path.join(artifacts, 'platformsLive-canary.png'),
+          fullPage: true,
+        });
+        await page.getByRole('button', { name: 'Promote' }).click();
+        await page
+          .getByRole('dialog')
+          .getByRole('button', { name: 'Promote' })
+          .click();
+        await waitFor(
+          'the canary card to go and the platform to serve v2 on its collection',
+          async () => {
+            const cr = (await cluster!.api.request('GET', crPath)).body;
+            return (
+              (await page.getByRole('button', { name: 'Promote' }).count()) ===
+                0 &&
+              cr.spec.inference.modelUrl === v2 &&
+              cr.spec.inference.collection === 'images-v2' &&
+              !cr.spec.inference.canary
+            );
+          },
+          { timeoutMs: 60_000 },
+        );
+        if (!(await samePage(page))) throw new Error('the page was reloaded');
+      },
+    );
+
+    await run.check(
       "a component's entity page shows the platform it names, live",
       async () => {
         const token = await portal!.guestToken();

@@ -89,7 +89,10 @@ const dnsLabel = z
   .string()
   .min(1)
   .max(63)
-  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label: lower case letters, digits and -');
+  .regex(
+    /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
+    'must be a DNS label: lower case letters, digits and -',
+  );
 
 const quantity = z.union([z.string().min(1), z.number()]);
 const resourceList = z.record(z.string(), quantity);
@@ -115,27 +118,67 @@ export const createPlatformRequestSchema = z.object({
         image: z.string().min(1),
         modelUrl: z.string().min(1),
         replicas: z.number().int().optional(),
-        resources: z.object({ requests: resourceList.optional(), limits: resourceList.optional() }).optional(),
-        gpu: z.object({ count: z.number().int().optional(), type: z.string().optional() }).optional(),
+        resources: z
+          .object({
+            requests: resourceList.optional(),
+            limits: resourceList.optional(),
+          })
+          .optional(),
+        gpu: z
+          .object({
+            count: z.number().int().optional(),
+            type: z.string().optional(),
+          })
+          .optional(),
       })
       .passthrough(),
   }),
 });
 export type CreatePlatformRequest = z.infer<typeof createPlatformRequestSchema>;
 
+/** Same rule as the CRDs' collection names (spec.inference.collection, a restore's spec.collections). */
+export const COLLECTION_NAME_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+const collectionName = () =>
+  z
+    .string()
+    .regex(
+      COLLECTION_NAME_PATTERN,
+      'must be a collection name: letters, digits, _ and -',
+    );
+
 export const patchPlatformRequestSchema = z
   .object({
     qdrant: z
-      .object({ replicas: z.number().int().optional(), version: z.string().min(1).optional() })
+      .object({
+        replicas: z.number().int().optional(),
+        version: z.string().min(1).optional(),
+      })
       .strict()
       .optional(),
     inference: z
-      .object({ replicas: z.number().int().optional(), modelUrl: z.string().min(1).optional() })
+      .object({
+        replicas: z.number().int().optional(),
+        modelUrl: z.string().min(1).optional(),
+        collection: collectionName().optional(),
+        /** A merge patch: null removes the canary (roll back), fields change it. */
+        canary: z
+          .object({
+            modelUrl: z.string().min(1).optional(),
+            weight: z.number().int().min(0).max(100).optional(),
+            collection: collectionName().optional(),
+          })
+          .strict()
+          .nullable()
+          .optional(),
+      })
       .strict()
       .optional(),
   })
   .strict()
-  .refine(v => v.qdrant || v.inference, 'nothing to change: give qdrant and/or inference fields');
+  .refine(
+    v => v.qdrant || v.inference,
+    'nothing to change: give qdrant and/or inference fields',
+  );
 export type PatchPlatformRequest = z.infer<typeof patchPlatformRequestSchema>;
 
 /** Answer to POST /platforms/:namespace/:name/backups. */
@@ -143,9 +186,6 @@ export interface BackupRequested {
   /** The value set on the backup-requested-at annotation (RFC 3339). */
   requestedAt: string;
 }
-
-/** Same rule as the InferencePlatformRestore CRD's spec.collections items. */
-export const COLLECTION_NAME_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 
 export const createRestoreRequestSchema = z
   .object({

@@ -11,6 +11,7 @@ import { describeError } from '../../api';
 import { ConnectionIndicator } from '../ConnectionIndicator';
 import { PlatformActions } from '../PlatformActions';
 import { BackupsCard } from '../PlatformBackups';
+import { CanaryCard } from '../PlatformCanary';
 import { ConditionsCard } from './ConditionsCard';
 import { EventsCard } from './EventsCard';
 import { PodsGrid } from './PodsGrid';
@@ -118,6 +119,11 @@ export function PlatformDetailContent(props: {
         <Grid item xs={12} md={6}>
           <EventsCard events={detail?.events} loading={loading} />
         </Grid>
+        {platform.spec.inference.canary && (
+          <Grid item xs={12}>
+            <CanaryCard platform={platform} />
+          </Grid>
+        )}
         <Grid item xs={12}>
           <BackupsCard platform={platform} />
         </Grid>

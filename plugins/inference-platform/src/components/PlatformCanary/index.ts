@@ -1,0 +1,1 @@
+export { CanaryCard } from './CanaryCard';
