@@ -207,7 +207,7 @@ func (p *processProvider) GetStatsSummary(context.Context) (*statsv1alpha1.Summa
 }
 
 func (p *processProvider) GetMetricsResource(context.Context) ([]*dto.MetricFamily, error) {
-	return nil, nil
+	return resourceMetrics(p.runtimes(), usageByProcessGroup(), time.Now()), nil
 }
 
 // PortForward connects the stream to the pod's address, as a kubelet does

@@ -943,4 +943,112 @@ describe('the seed sample on real pods', () => {
     expect(warned.status.phase).toBe('Ready');
     expect(ready.status.inferenceReadyReplicas).toBe(2);
   });
+  it('autoscales on CPU for real: an HPA on the platform adds servers under load and removes them once it ends', async () => {
+    // metrics-server scrapes the real node's /metrics/resource; the
+    // controller-manager's HPA controller scales the platform through its
+    // scale subresource and the operator carries that to the Deployment.
+    const name = 'autoscaled';
+    const autoscaled = smallSeed(name, MODEL_URL);
+    autoscaled.spec.inference.autoscaling = {
+      minReplicas: 1,
+      maxReplicas: 3,
+      metric: 'cpu',
+      target: 50,
+    };
+    expect(
+      (await cluster.request('POST', platformsPath(), autoscaled)).status,
+    ).toBe(201);
+    await waitForPhase(name, 'Ready');
+    const hpaPath = `/apis/autoscaling/v2/namespaces/${ns}/horizontalpodautoscalers/${name}-inference`;
+    const utilization = (hpa: any): number | undefined =>
+      hpa.status?.currentMetrics?.[0]?.resource?.current?.averageUtilization;
+    // At rest: the HPA reads the idle server below its target and keeps one.
+    const idle = await eventually(
+      'the HPA to read an idle server',
+      async () => {
+        const hpa = (await cluster.request('GET', hpaPath)).body;
+        const u = utilization(hpa);
+        return u !== undefined && u < 50 ? hpa : undefined;
+      },
+      120_000,
+      1000,
+    );
+    expect(idle.spec.scaleTargetRef).toMatchObject({
+      kind: 'InferencePlatform',
+      name,
+    });
+    expect((await platform(name)).spec.inference.replicas).toBe(1);
+
+    const svc = (
+      await cluster.request(
+        'GET',
+        `/api/v1/namespaces/${ns}/services/${names.inference(autoscaled)}`,
+      )
+    ).body;
+    const url = `http://${svc.spec.clusterIP}:${svc.spec.ports[0].port}/v1/embed`;
+    const query = await renderScene(2011);
+    let loading = true;
+    let sent = 0;
+    const failed: number[] = [];
+    // Three clients embedding in a loop, bounded in count and time.
+    const clients = Array.from({ length: 3 }, async () => {
+      const until = Date.now() + 240_000;
+      while (loading && sent < 20_000 && Date.now() < until) {
+        sent++;
+        const r = await fetch(url, {
+          method: 'POST',
+          headers: { 'Content-Type': 'image/jpeg' },
+          body: query,
+        }).catch(() => undefined);
+        if (r?.status !== 200) failed.push(r?.status ?? 0);
+        await r?.arrayBuffer();
+      }
+    });
+    let scaled: any;
+    try {
+      scaled = await eventually(
+        'the HPA to scale the platform up',
+        async () => {
+          const x = await platform(name);
+          return x.spec.inference.replicas > 1 &&
+            x.status?.inferenceReadyReplicas === x.spec.inference.replicas
+            ? x
+            : undefined;
+        },
+        240_000,
+        1000,
+      );
+    } finally {
+      loading = false;
+      await Promise.all(clients);
+    }
+    const hpa = (await cluster.request('GET', hpaPath)).body;
+    expect(hpa.status.desiredReplicas).toBeGreaterThan(1);
+    expect(
+      (
+        await cluster.request(
+          'GET',
+          `/apis/apps/v1/namespaces/${ns}/deployments/${name}-inference`,
+        )
+      ).body.spec.replicas,
+    ).toBe(scaled.spec.inference.replicas);
+    expect(sent).toBeGreaterThan(0);
+    expect(failed).toEqual([]);
+
+    // Load gone: back to one server after the downscale window.
+    const calm = await eventually(
+      'the HPA to scale the platform back down',
+      async () => {
+        const x = await platform(name);
+        return x.spec.inference.replicas === 1 &&
+          x.status?.inferenceReplicas === 1 &&
+          x.status.phase === 'Ready'
+          ? x
+          : undefined;
+      },
+      240_000,
+      1000,
+    );
+    expect(calm.status.inferenceReadiness).toBe('1/1');
+  });
 });

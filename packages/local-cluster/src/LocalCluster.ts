@@ -26,6 +26,7 @@ import {
   startRealNode,
   unmountUnder,
 } from './realNode/RealNode';
+import { startMetricsServer } from './realNode/metricsServer';
 
 export interface LocalClusterOptions {
   /** Where certs, data and logs go; a fresh temp dir by default. */
@@ -227,6 +228,15 @@ export class LocalCluster {
       `--service-account-signing-key-file=${pki.serviceAccountKey}`,
       '--service-cluster-ip-range=10.96.0.0/16',
       '--allow-privileged=true',
+      // The aggregation layer, for extension API servers (metrics-server on the real node's cluster).
+      `--requestheader-client-ca-file=${pki.frontProxyCaCert}`,
+      '--requestheader-allowed-names=front-proxy-client',
+      '--requestheader-username-headers=X-Remote-User',
+      '--requestheader-group-headers=X-Remote-Group',
+      '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+      `--proxy-client-cert-file=${pki.frontProxyClientCert}`,
+      `--proxy-client-key-file=${pki.frontProxyClientKey}`,
+      '--enable-aggregator-routing=true',
       '--profiling=false',
       '--v=0',
     ]);
@@ -258,6 +268,12 @@ export class LocalCluster {
       '--use-service-account-credentials=false',
       '--controllers=*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-node-route-controller',
       '--concurrent-gc-syncs=20',
+      // HorizontalPodAutoscalers act within seconds, not minutes: tests
+      // scale up under load and back down (defaults 15 s, 5 min, 5 min, 30 s).
+      '--horizontal-pod-autoscaler-sync-period=5s',
+      '--horizontal-pod-autoscaler-downscale-stabilization=20s',
+      '--horizontal-pod-autoscaler-cpu-initialization-period=10s',
+      '--horizontal-pod-autoscaler-initial-readiness-delay=5s',
     ]);
     const scheduler = this.spawn(bin, 'kube-scheduler', [...common, `--secure-port=${schedPort}`]);
     const kwok = this.spawn(bin, 'kwok', [
@@ -288,6 +304,17 @@ export class LocalCluster {
       this.log(`real node ${REAL_NODE_NAME}: pods run as processes; qdrant/qdrant images run the ${this.realNode.qdrant}`);
     }
     await this.bootstrapObjects(repoRoot);
+    if (this.realNode) {
+      await startMetricsServer({
+        bin: this.realNode.binDir,
+        workDir: this.workDir,
+        kubeconfig: this.kubeconfigPath,
+        pki,
+        apply: obj => this.apply(obj),
+        spawn: (b, name, args) => this.spawn(b, name, args),
+        waitFor: (p, ready) => this.waitFor(p, ready),
+      });
+    }
     if (this.options.simulatedNodes ?? !this.options.realNode) {
       this.simulatedQdrant = await new SimulatedQdrant(this.kubeconfigPath, [REAL_NODE_NAME]).start();
       this.log(`simulated Qdrant for pods on simulated nodes at ${this.simulatedQdrant.serviceUrlTemplate}`);

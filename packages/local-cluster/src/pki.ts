@@ -14,6 +14,10 @@ export interface Pki {
   /** The API server's client certificate towards kubelets (logs, port-forward). */
   kubeletClientCert: string;
   kubeletClientKey: string;
+  /** The aggregation layer: the CA of the front proxy and its client certificate (the API server towards extension API servers such as metrics-server). */
+  frontProxyCaCert: string;
+  frontProxyClientCert: string;
+  frontProxyClientKey: string;
 }
 
 function openssl(args: string[], cwd: string) {
@@ -57,6 +61,16 @@ export function createPki(dir: string): Pki {
       '-out', 'kubelet-client.crt', '-days', '30', '-extfile', 'client.ext'],
     dir,
   );
+  openssl(
+    ['req', '-x509', ...ec, '-keyout', 'front-proxy-ca.key', '-out', 'front-proxy-ca.crt', '-days', '30', '-subj', '/CN=cv-local-front-proxy-ca'],
+    dir,
+  );
+  openssl(['req', ...ec, '-keyout', 'front-proxy-client.key', '-out', 'front-proxy-client.csr', '-subj', '/CN=front-proxy-client'], dir);
+  openssl(
+    ['x509', '-req', '-in', 'front-proxy-client.csr', '-CA', 'front-proxy-ca.crt', '-CAkey', 'front-proxy-ca.key', '-CAcreateserial',
+      '-out', 'front-proxy-client.crt', '-days', '30', '-extfile', 'client.ext'],
+    dir,
+  );
   const sa = generateKeyPairSync('ec', {
     namedCurve: 'prime256v1',
     privateKeyEncoding: { type: 'sec1', format: 'pem' },
@@ -80,5 +94,8 @@ export function createPki(dir: string): Pki {
     adminToken,
     kubeletClientCert: path.join(dir, 'kubelet-client.crt'),
     kubeletClientKey: path.join(dir, 'kubelet-client.key'),
+    frontProxyCaCert: path.join(dir, 'front-proxy-ca.crt'),
+    frontProxyClientCert: path.join(dir, 'front-proxy-client.crt'),
+    frontProxyClientKey: path.join(dir, 'front-proxy-client.key'),
   };
 }

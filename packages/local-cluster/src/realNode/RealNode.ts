@@ -22,6 +22,8 @@ export interface RealNodeProcesses {
   qdrant: string;
   workDir: string;
   proxyBin: string;
+  /** Where the node's programs (agent, kube-proxy, metrics-server) were built. */
+  binDir: string;
 }
 
 /**
@@ -90,6 +92,7 @@ export async function startRealNode(opts: {
     qdrant: map.qdrant,
     workDir,
     proxyBin: path.join(bin, 'kube-proxy'),
+    binDir: bin,
   };
 }
 
