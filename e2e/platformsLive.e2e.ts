@@ -240,6 +240,20 @@ async function main() {
           },
         );
         await page.getByText('Qdrant cluster').first().waitFor();
+        // Rollout state, volumes and the YAML of the platform, read live.
+        await page
+          .locator(`[data-testid="rollout-${NAME}-qdrant"]`)
+          .getByText('Complete')
+          .waitFor({ timeout: 30_000 });
+        await page
+          .locator(`[data-testid="volume-storage-${NAME}-qdrant-0"]`)
+          .getByText('Bound')
+          .waitFor({ timeout: 30_000 });
+        await page
+          .locator('[data-testid="yaml-text"]')
+          .getByText(`name: ${NAME}`)
+          .first()
+          .waitFor({ timeout: 30_000 });
         await page.screenshot({
           path: path.join(artifacts, 'platformsLive-detail.png'),
           fullPage: true,

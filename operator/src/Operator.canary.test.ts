@@ -66,10 +66,10 @@ describe('a canary model beside the stable one', () => {
       await patchPlatform(ns, 'cv', { spec: { inference: { canary: { weight: 0 } } } });
       const paused = await eventually('canary paused', async () => {
         const x = await getPlatform(ns, 'cv');
-        return x.status?.canary?.state === 'Paused' && (await replicas('cv-inference')) === 5 && (await replicas('cv-inference-canary')) === 0 ? x : undefined;
+        return x.status?.canary?.state === 'Paused' && x.status.canary.effectiveWeight === 0 && (await replicas('cv-inference')) === 5 && (await replicas('cv-inference-canary')) === 0 ? x : undefined;
       });
       expect(condition(paused, 'CanaryReady')).toMatchObject({ status: 'False', reason: 'CanaryPaused' });
-      expect(paused.status.canary.effectiveWeight).toBe(0);
+      expect(paused.status.canary.readyReplicas).toBe(0);
 
       // 60%: three canary servers, the stable ones shrink as they turn ready.
       await patchPlatform(ns, 'cv', { spec: { inference: { canary: { weight: 60 } } } });

@@ -124,12 +124,14 @@ export function slimPvc(pvc: any, appliedAnnotation: string) {
       labels: pvc.metadata.labels,
       ownerReferences: pvc.metadata.ownerReferences,
     },
-    // Class and size: whether a volume was expanded (ResizeUnsupported).
+    // Class and size: whether a volume was expanded (ResizeUnsupported);
+    // access modes and conditions for the portal's volumes view.
     spec: {
       storageClassName: pvc.spec?.storageClassName,
+      accessModes: pvc.spec?.accessModes,
       resources: { requests: { storage: pvc.spec?.resources?.requests?.storage } },
     },
-    status: { phase: pvc.status?.phase, capacity: pvc.status?.capacity },
+    status: { phase: pvc.status?.phase, capacity: pvc.status?.capacity, conditions: pvc.status?.conditions },
   };
 }
 

@@ -163,6 +163,57 @@ describe('inference-platform backend against a real cluster', () => {
     ]);
   });
 
+  it('details rollout state, volumes and every child for the YAML view, and serves logs of the platform\'s own pods only', async () => {
+    const { server } = await backend();
+    const auth = mockCredentials.user.header();
+    expect((await request(server).post('/api/inference-platform/platforms').set('Authorization', auth).send(createBody('views'))).status).toBe(201);
+    const detail = await eventually('views Ready with its volume', async () => {
+      const r = await request(server).get(`/api/inference-platform/platforms/${ns}/views`).set('Authorization', auth);
+      return r.body.platform?.status?.phase === 'Ready' && r.body.volumes?.length === 1 ? r.body : undefined;
+    });
+    expect(detail.workloads.map((w: any) => [w.kind, w.name, w.role, w.rolling])).toEqual([
+      ['StatefulSet', 'views-qdrant', 'qdrant', false],
+      ['Deployment', 'views-inference', 'inference', false],
+    ]);
+    expect(detail.workloads[0]).toMatchObject({ desired: 1, ready: 1, updated: 1, currentRevision: expect.stringMatching(/^views-qdrant-/) });
+    expect(detail.workloads[1].conditions.map((c: any) => c.type).sort()).toEqual(['Available', 'Progressing']);
+    expect(detail.volumes[0]).toMatchObject({ name: 'storage-views-qdrant-0', phase: 'Bound', accessModes: ['ReadWriteOnce'] });
+    const kinds = detail.objects.map((o: any) => `${o.kind}/${o.name}`);
+    expect(kinds[0]).toBe('InferencePlatform/views');
+    expect(kinds).toEqual(expect.arrayContaining([
+      'ConfigMap/views-inference-config',
+      'Deployment/views-inference',
+      'PersistentVolumeClaim/storage-views-qdrant-0',
+      'Service/views-inference',
+      'Service/views-qdrant',
+      'Service/views-qdrant-headless',
+      'StatefulSet/views-qdrant',
+    ]));
+    // Read live, whole (the operator's cache keeps a slim claim), without managedFields.
+    const object = (kind: string, objectName: string) =>
+      request(server).get(`/api/inference-platform/platforms/${ns}/views/objects/${kind}/${objectName}`).set('Authorization', auth);
+    const claim = await object('PersistentVolumeClaim', 'storage-views-qdrant-0');
+    expect(claim.status).toBe(200);
+    expect(claim.body.spec.volumeMode).toBe('Filesystem');
+    expect(claim.body.metadata.managedFields).toBeUndefined();
+    expect((await object('InferencePlatform', 'views')).body.spec.qdrant.version).toBeDefined();
+    const notOurs = await object('Secret', 'views-inference');
+    expect(notOurs.status).toBe(404);
+    expect(notOurs.body.error.message).toBe(`Secret views-inference is not ${ns}/views or one of its children`);
+    expect(detail.pods.find((p: any) => p.component === 'inference')).toMatchObject({ initContainers: ['model-loader'], containers: ['inference'] });
+
+    const log = (pod: string, query: string) =>
+      request(server).get(`/api/inference-platform/platforms/${ns}/views/pods/${pod}/log?${query}`).set('Authorization', auth);
+    const qdrantPod = detail.pods.find((p: any) => p.component === 'qdrant').name;
+    const other = await log('not-a-pod-of-views', 'container=qdrant');
+    expect(other.status).toBe(404);
+    expect(other.body.error.message).toBe(`pod ${ns}/not-a-pod-of-views is not one of ${ns}/views's pods`);
+    const badContainer = await log(qdrantPod, 'container=sidecar');
+    expect(badContainer.status).toBe(400);
+    expect(badContainer.body.error.message).toBe('container must be one of qdrant');
+    expect((await log(qdrantPod, 'container=qdrant&tailLines=0')).status).toBe(400);
+  });
+
   it('returns 400 with the reason for bad requests, including the API server\'s own validation', async () => {
     const { server } = await backend();
     const auth = mockCredentials.user.header();

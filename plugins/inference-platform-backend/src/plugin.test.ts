@@ -26,6 +26,7 @@ describe('inferencePlatformPlugin', () => {
       'inference-platform.backup.create',
       'inference-platform.create',
       'inference-platform.delete',
+      'inference-platform.logs.read',
       'inference-platform.read',
       'inference-platform.restore.create',
       'inference-platform.update',

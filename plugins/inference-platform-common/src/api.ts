@@ -17,6 +17,10 @@ import {
  *   POST   /platforms/:namespace/:name/backups   -> 202 BackupRequested ("back up now";
  *          409 when the platform has no spec.qdrant.backup)
  *   GET    /platforms/:namespace/:name/restores  -> RestoreList (newest first)
+ *   GET    /platforms/:namespace/:name/objects/:kind/:objectName -> the object as the API server has it
+ *          now, without managedFields (the platform itself or one of detail.objects)
+ *   GET    /platforms/:namespace/:name/pods/:pod/log?container=&previous=&tailLines=
+ *          -> text/plain (the pod log endpoint's answer; 404 for a pod of another platform)
  *   POST   /platforms/:namespace/:name/restores  CreateRestoreRequest -> 201 InferencePlatformRestore
  *          (400 unless backupId names a Succeeded entry of status.backup.history)
  * Errors: { error: { name, message }, response: { statusCode } } (Backstage's error shape);
@@ -69,6 +73,50 @@ export interface PodSummary {
   /** Why it is not ready, if it is not (unschedulable, init failure...). */
   reason?: string;
   createdAt?: string;
+  /** Its init containers and containers, by name, for the logs view. */
+  initContainers: string[];
+  containers: string[];
+}
+
+/** Rollout state of one of the platform's workloads (StatefulSet or Deployment). */
+export interface WorkloadRollout {
+  kind: 'StatefulSet' | 'Deployment';
+  name: string;
+  /** qdrant, inference, or the inference canary. */
+  role: 'qdrant' | 'inference' | 'canary';
+  desired: number;
+  replicas: number;
+  ready: number;
+  updated: number;
+  /** Deployments only. */
+  available?: number;
+  /** StatefulSets: the revision pods run and the one they are moving to. */
+  currentRevision?: string;
+  updateRevision?: string;
+  /** StatefulSets: pods at or above this ordinal are updated (the operator's ordered upgrade). */
+  partition?: number;
+  /** The controller has not seen the latest spec yet, or pods are not all on the latest template. */
+  rolling: boolean;
+  /** Deployments: the Progressing/Available conditions' reasons and messages. */
+  conditions: Array<{ type: string; status: string; reason?: string; message?: string }>;
+}
+
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  name: string;
+}
+
+/** One PersistentVolumeClaim of the platform (Qdrant storage, a model volume). */
+export interface VolumeSummary {
+  name: string;
+  phase: string;
+  requested?: string;
+  capacity?: string;
+  storageClassName?: string;
+  accessModes: string[];
+  /** A resize in progress or refused (the claim's conditions). */
+  conditions: Array<{ type: string; message?: string }>;
 }
 
 export interface PlatformSummary {
@@ -83,6 +131,10 @@ export interface PlatformDetail extends PlatformSummary {
   deployment?: unknown;
   pods: PodSummary[];
   events: EventSummary[];
+  workloads: WorkloadRollout[];
+  volumes: VolumeSummary[];
+  /** The platform and every child the operator keeps, for the YAML view (GET .../objects/:kind/:name). */
+  objects: ObjectRef[];
 }
 
 const dnsLabel = z

@@ -52,6 +52,17 @@ export const inferencePlatformRestoreCreatePermission = createPermission({
   resourceType: INFERENCE_PLATFORM_RESOURCE_TYPE,
 });
 
+/**
+ * Reads the logs of the platform's pods (containers and init containers)
+ * through the Kubernetes API. Apart from read: logs may carry what the
+ * platform's status does not (request data, credentials a program prints).
+ */
+export const inferencePlatformLogsReadPermission = createPermission({
+  name: 'inference-platform.logs.read',
+  attributes: { action: 'read' },
+  resourceType: INFERENCE_PLATFORM_RESOURCE_TYPE,
+});
+
 export const inferencePlatformPermissions = [
   inferencePlatformReadPermission,
   inferencePlatformCreatePermission,
@@ -59,4 +70,5 @@ export const inferencePlatformPermissions = [
   inferencePlatformDeletePermission,
   inferencePlatformBackupCreatePermission,
   inferencePlatformRestoreCreatePermission,
+  inferencePlatformLogsReadPermission,
 ];

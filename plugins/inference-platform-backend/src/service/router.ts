@@ -14,7 +14,13 @@ import {
   ServiceUnavailableError,
 } from '@backstage/errors';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
-import { KubeApiError, Operator } from '@cv-platform/operator';
+import {
+  KubeApiError,
+  LABEL_PLATFORM,
+  Operator,
+  resourcePath,
+  Resources,
+} from '@cv-platform/operator';
 import {
   API_VERSION,
   BACKUP_REQUESTED_ANNOTATION,
@@ -29,6 +35,7 @@ import {
   inferencePlatformReadPermission,
   InferencePlatformRestore,
   inferencePlatformRestoreCreatePermission,
+  inferencePlatformLogsReadPermission,
   inferencePlatformUpdatePermission,
   KIND,
   OWNER_ANNOTATION,
@@ -44,7 +51,13 @@ import { z } from 'zod';
 import { Registry } from 'prom-client';
 import { FeedScope, PlatformFeed } from './PlatformFeed';
 import { processMetrics } from './processMetrics';
-import { platformDetail, platformSummary } from './summaries';
+import {
+  childRefs,
+  containerNames,
+  forYaml,
+  platformDetail,
+  platformSummary,
+} from './summaries';
 
 export interface RouterOptions {
   logger: LoggerService;
@@ -412,6 +425,86 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
       const body: BackupRequested = { requestedAt };
       res.status(202).json(body);
     }),
+  );
+
+  // One object of the platform as the API server has it now (the caches
+  // keep slimmed copies of some kinds), for the YAML view.
+  router.get(
+    '/platforms/:namespace/:name/objects/:kind/:objectName',
+    async (req, res) => {
+      const op = requireOperator();
+      const { namespace, name, kind, objectName } = req.params;
+      await authorizeRead(req);
+      const p = op.platform(namespace, name);
+      if (!p)
+        throw new NotFoundError(
+          `inference platform ${namespace}/${name} not found`,
+        );
+      const refs = [
+        { apiVersion: p.apiVersion, kind: p.kind, name },
+        ...childRefs(op, p),
+      ];
+      const ref = refs.find(r => r.kind === kind && r.name === objectName);
+      if (!ref)
+        throw new NotFoundError(
+          `${kind} ${objectName} is not ${namespace}/${name} or one of its children`,
+        );
+      const resource = Object.values(Resources).find(
+        r => r.kind === ref.kind && r.apiVersion === ref.apiVersion,
+      )!;
+      const live = await op.client
+        .get(resourcePath(resource, namespace, objectName))
+        .catch(translate);
+      res.json(forYaml(live));
+    },
+  );
+
+  // Logs of the platform's own pods only, through the pod log endpoint.
+  router.get(
+    '/platforms/:namespace/:name/pods/:pod/log',
+    async (req, res) => {
+      const op = requireOperator();
+      const { namespace, name, pod } = req.params;
+      await authorizeOne(
+        req,
+        inferencePlatformLogsReadPermission,
+        namespace,
+        name,
+        'read the logs of',
+      );
+      const live = op.caches.pods.get(namespace, pod);
+      if (!live || live.metadata.labels?.[LABEL_PLATFORM] !== name)
+        throw new NotFoundError(
+          `pod ${namespace}/${pod} is not one of ${namespace}/${name}'s pods`,
+        );
+      const container = String(req.query.container ?? '');
+      const names = containerNames(live);
+      const containers = [...names.initContainers, ...names.containers];
+      if (!containers.includes(container))
+        throw new InputError(
+          `container must be one of ${containers.join(', ')}`,
+        );
+      const tail = Number(req.query.tailLines ?? 500);
+      if (!Number.isInteger(tail) || tail < 1 || tail > 10_000)
+        throw new InputError('tailLines must be an integer from 1 to 10000');
+      const query = new URLSearchParams({
+        container,
+        tailLines: String(tail),
+        timestamps: 'true',
+        ...(req.query.previous === 'true' ? { previous: 'true' } : {}),
+      });
+      const text = await op.client
+        .request<string>(
+          'GET',
+          `/api/v1/namespaces/${encodeURIComponent(
+            namespace,
+          )}/pods/${encodeURIComponent(pod)}/log?${query}`,
+        )
+        .catch(translate);
+      res
+        .type('text/plain')
+        .send(typeof text === 'string' ? text : JSON.stringify(text));
+    },
   );
 
   router.get('/platforms/:namespace/:name/restores', async (req, res) => {

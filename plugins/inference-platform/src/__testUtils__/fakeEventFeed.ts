@@ -157,6 +157,12 @@ export class FakeEventFeed {
 }
 
 function json(status: number, body: unknown): Response {
+  // Text answers (pod logs) as the backend sends them.
+  if (typeof body === 'string')
+    return new Response(body, {
+      status,
+      headers: { 'Content-Type': 'text/plain' },
+    });
   return new Response(JSON.stringify(body), {
     status,
     headers: { 'Content-Type': 'application/json' },

@@ -1,3 +1,4 @@
+import { configApiRef } from '@backstage/core-plugin-api';
 import { ReactElement } from 'react';
 import { Route, Routes } from 'react-router-dom';
 import {
@@ -13,7 +14,9 @@ import { FakeEventFeed } from './fakeEventFeed';
 
 // Named explicitly: the inferred type reaches into a nested testing-library
 // package, which declaration emit cannot name portably.
-export type RenderWithFeedResult = Awaited<ReturnType<typeof renderInTestApp>> & {
+export type RenderWithFeedResult = Awaited<
+  ReturnType<typeof renderInTestApp>
+> & {
   feed: FakeEventFeed;
 };
 
@@ -31,6 +34,8 @@ export async function renderWithFeed(
     deny?: string[];
     path?: string;
     at?: string;
+    /** App config (e.g. inferencePlatform.links). */
+    config?: Record<string, unknown>;
   } = {},
 ): Promise<RenderWithFeedResult> {
   const feed = options.feed ?? new FakeEventFeed();
@@ -62,6 +67,10 @@ export async function renderWithFeed(
       apis={[
         [inferencePlatformApiRef, client],
         [permissionApiRef, permission],
+        [
+          configApiRef,
+          mockApis.config({ data: (options.config ?? {}) as any }),
+        ],
       ]}
     >
       {wrapped}

@@ -40,6 +40,20 @@ export interface InferencePlatformApi {
     name: string,
     request: CreateRestoreRequest,
   ): Promise<InferencePlatformRestore>;
+  /** One of the platform's objects (itself or a child) as the API server has it now. */
+  getObject(
+    namespace: string,
+    name: string,
+    kind: string,
+    objectName: string,
+  ): Promise<unknown>;
+  /** The last lines of one container's log (or of its previous run) in one of the platform's pods. */
+  getPodLog(
+    namespace: string,
+    name: string,
+    pod: string,
+    options: { container: string; previous?: boolean; tailLines?: number },
+  ): Promise<string>;
   /**
    * Follows GET /events until `signal` aborts, reconnecting on its own.
    * Resolves on abort; never rejects (fatal errors end as status `offline`).

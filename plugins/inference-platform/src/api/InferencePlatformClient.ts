@@ -98,6 +98,42 @@ export class InferencePlatformClient implements InferencePlatformApi {
     );
   }
 
+  async getObject(
+    namespace: string,
+    name: string,
+    kind: string,
+    objectName: string,
+  ): Promise<unknown> {
+    return this.request<unknown>(
+      'GET',
+      `${this.platformPath(namespace, name)}/objects/${encodeURIComponent(
+        kind,
+      )}/${encodeURIComponent(objectName)}`,
+    );
+  }
+
+  async getPodLog(
+    namespace: string,
+    name: string,
+    pod: string,
+    options: { container: string; previous?: boolean; tailLines?: number },
+  ): Promise<string> {
+    const query = new URLSearchParams({
+      container: options.container,
+      tailLines: String(options.tailLines ?? 500),
+      ...(options.previous ? { previous: 'true' } : {}),
+    });
+    const baseUrl = await this.discoveryApi.getBaseUrl(PLUGIN_ID);
+    const response = await this.fetchApi.fetch(
+      `${baseUrl}${this.platformPath(
+        namespace,
+        name,
+      )}/pods/${encodeURIComponent(pod)}/log?${query}`,
+    );
+    if (!response.ok) throw await ResponseError.fromResponse(response);
+    return response.text();
+  }
+
   async streamEvents(
     handlers: PlatformFeedHandlers,
     signal: AbortSignal,

@@ -1,4 +1,10 @@
+import { useState } from 'react';
 import { useAtomValue } from 'jotai';
+import { usePermission } from '@backstage/plugin-permission-react';
+import {
+  inferencePlatformLogsReadPermission,
+  PodSummary,
+} from '@cv-platform/plugin-inference-platform-common';
 import { Box, Grid, Typography } from '@material-ui/core';
 import {
   EmptyState,
@@ -12,6 +18,13 @@ import { ConnectionIndicator } from '../ConnectionIndicator';
 import { PlatformActions } from '../PlatformActions';
 import { BackupsCard } from '../PlatformBackups';
 import { CanaryCard } from '../PlatformCanary';
+import {
+  LinksCard,
+  PodLogsDialog,
+  RolloutCard,
+  VolumesCard,
+  YamlCard,
+} from '../PlatformWorkloads';
 import { ConditionsCard } from './ConditionsCard';
 import { EventsCard } from './EventsCard';
 import { PodsGrid } from './PodsGrid';
@@ -48,6 +61,11 @@ export function PlatformDetailContent(props: {
     name,
     live?.metadata.resourceVersion,
   );
+  const logs = usePermission({
+    permission: inferencePlatformLogsReadPermission,
+    resourceRef: key,
+  });
+  const [logsOf, setLogsOf] = useState<PodSummary>();
   // Until the feed's snapshot arrives the REST answer is the freshest copy.
   const platform = live ?? (loaded ? undefined : detail?.platform);
 
@@ -111,7 +129,17 @@ export function PlatformDetailContent(props: {
           <ConditionsCard conditions={platform.status?.conditions} />
         </Grid>
         <Grid item xs={12}>
-          <PodsGrid pods={detail?.pods} loading={loading} />
+          <PodsGrid
+            pods={detail?.pods}
+            loading={loading}
+            onLogs={logs.allowed ? setLogsOf : undefined}
+          />
+        </Grid>
+        <Grid item xs={12} md={7}>
+          <RolloutCard workloads={detail?.workloads} />
+        </Grid>
+        <Grid item xs={12} md={5}>
+          <VolumesCard volumes={detail?.volumes} />
         </Grid>
         <Grid item xs={12} md={6}>
           <SpecCard platform={platform} />
@@ -127,7 +155,25 @@ export function PlatformDetailContent(props: {
         <Grid item xs={12}>
           <BackupsCard platform={platform} />
         </Grid>
+        <Grid item xs={12} md={8}>
+          <YamlCard
+            namespace={namespace}
+            name={name}
+            objects={detail?.objects}
+          />
+        </Grid>
+        <Grid item xs={12} md={4}>
+          <LinksCard namespace={namespace} name={name} />
+        </Grid>
       </Grid>
+      {logsOf && (
+        <PodLogsDialog
+          namespace={namespace}
+          name={name}
+          pod={logsOf}
+          onClose={() => setLogsOf(undefined)}
+        />
+      )}
     </>
   );
 }

@@ -28,6 +28,8 @@ function detailOf(
         ready: true,
         nodeName: 'cpu-a',
         restarts: 0,
+        initContainers: [],
+        containers: ['qdrant'],
       },
       {
         name: 'search-inference-7d9-x2',
@@ -36,7 +38,64 @@ function detailOf(
         ready: false,
         restarts: 2,
         reason: 'model-loader: CrashLoopBackOff',
+        initContainers: ['model-loader'],
+        containers: ['inference'],
       },
+    ],
+    workloads: [
+      {
+        kind: 'StatefulSet',
+        name: 'search-qdrant',
+        role: 'qdrant',
+        desired: 3,
+        replicas: 3,
+        ready: 3,
+        updated: 1,
+        currentRevision: 'search-qdrant-6c9f',
+        updateRevision: 'search-qdrant-7d4b',
+        partition: 2,
+        rolling: true,
+        conditions: [],
+      },
+      {
+        kind: 'Deployment',
+        name: 'search-inference',
+        role: 'inference',
+        desired: 1,
+        replicas: 2,
+        ready: 1,
+        updated: 1,
+        available: 1,
+        rolling: true,
+        conditions: [
+          {
+            type: 'Progressing',
+            status: 'False',
+            reason: 'ProgressDeadlineExceeded',
+            message:
+              'ReplicaSet "search-inference-7d9" has timed out progressing.',
+          },
+        ],
+      },
+    ],
+    volumes: [
+      {
+        name: 'storage-search-qdrant-0',
+        phase: 'Bound',
+        requested: '20Gi',
+        capacity: '10Gi',
+        storageClassName: 'gp2',
+        accessModes: ['ReadWriteOnce'],
+        conditions: [{ type: 'Resizing' }],
+      },
+    ],
+    objects: [
+      {
+        apiVersion: 'cv.platform.tech/v1alpha1',
+        kind: 'InferencePlatform',
+        name: 'search',
+      },
+      { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'search-qdrant' },
     ],
     events: [
       {
@@ -52,7 +111,12 @@ function detailOf(
 }
 
 async function renderDetail(
-  options: { deny?: string[]; feed?: FakeEventFeed; name?: string } = {},
+  options: {
+    deny?: string[];
+    feed?: FakeEventFeed;
+    name?: string;
+    config?: Record<string, unknown>;
+  } = {},
 ) {
   const name = options.name ?? 'search';
   const feed = options.feed ?? new FakeEventFeed();
@@ -65,6 +129,7 @@ async function renderDetail(
   const result = await renderWithFeed(<InferencePlatformsPage />, {
     feed,
     deny: options.deny,
+    config: options.config,
     path: '/inference-platforms/*',
     at: `/inference-platforms/team-a/${name}`,
   });
@@ -305,6 +370,148 @@ describe('platform detail page', () => {
   });
 
   // Own platform names: usePermission caches decisions per resourceRef across renders.
+  it('shows rollout state, volumes, YAML of each object and the configured links', async () => {
+    const feed = new FakeEventFeed();
+    feed.on('GET /platforms/team-a/search', () => ({
+      status: 200,
+      body: detailOf(),
+    }));
+    feed.on(
+      'GET /platforms/team-a/search/objects/InferencePlatform/search',
+      () => ({
+        status: 200,
+        body: {
+          apiVersion: 'cv.platform.tech/v1alpha1',
+          kind: 'InferencePlatform',
+          metadata: { name: 'search' },
+          spec: { qdrant: { replicas: 3 } },
+        },
+      }),
+    );
+    feed.on(
+      'GET /platforms/team-a/search/objects/StatefulSet/search-qdrant',
+      () => ({
+        status: 200,
+        body: {
+          apiVersion: 'apps/v1',
+          kind: 'StatefulSet',
+          metadata: { name: 'search-qdrant' },
+          spec: { replicas: 3, serviceName: 'search-qdrant-headless' },
+        },
+      }),
+    );
+    await renderDetail({
+      feed,
+      config: {
+        inferencePlatform: {
+          links: [
+            {
+              title: 'Grafana',
+              url: 'https://grafana.example.com/d/cv?var-ns={namespace}&var-platform={name}',
+            },
+          ],
+        },
+      },
+    });
+    const sts = within(await screen.findByTestId('rollout-search-qdrant'));
+    expect(
+      sts.getByText('search-qdrant-6c9f → search-qdrant-7d4b (partition 2)'),
+    ).toBeInTheDocument();
+    expect(sts.getByText('Rolling out')).toBeInTheDocument();
+    const deploy = within(screen.getByTestId('rollout-search-inference'));
+    expect(
+      deploy.getByText(
+        /Stalled: ReplicaSet "search-inference-7d9" has timed out progressing/,
+      ),
+    ).toBeInTheDocument();
+    const volume = within(screen.getByTestId('volume-storage-search-qdrant-0'));
+    expect(volume.getByText('10Gi (asked 20Gi)')).toBeInTheDocument();
+    expect(volume.getByText('Resizing')).toBeInTheDocument();
+    expect(volume.getByText('gp2')).toBeInTheDocument();
+
+    expect(screen.getByTestId('yaml-text')).toHaveTextContent(
+      'kind: InferencePlatform',
+    );
+    fireEvent.mouseDown(screen.getByLabelText('Object'));
+    fireEvent.click(
+      await screen.findByRole('option', { name: 'StatefulSet search-qdrant' }),
+    );
+    await waitFor(() =>
+      expect(screen.getByTestId('yaml-text')).toHaveTextContent(
+        'serviceName: search-qdrant-headless',
+      ),
+    );
+
+    const link = screen.getByRole('link', { name: /^Grafana/ });
+    expect(link).toHaveAttribute(
+      'href',
+      'https://grafana.example.com/d/cv?var-ns=team-a&var-platform=search',
+    );
+  });
+
+  it("shows a pod's logs per container, the failed init container's first, and the previous run", async () => {
+    const feed = new FakeEventFeed();
+    feed.on('GET /platforms/team-a/search', () => ({
+      status: 200,
+      body: detailOf(),
+    }));
+    const logs = '/platforms/team-a/search/pods/search-inference-7d9-x2/log';
+    feed.on(`GET ${logs}?container=model-loader&tailLines=500`, () => ({
+      status: 200,
+      body: '2024-05-01T10:00:00Z model download failed after 4 attempts: NoSuchKey\n',
+    }));
+    feed.on(`GET ${logs}?container=inference&tailLines=500`, () => ({
+      status: 200,
+      body: 'serving on :8080\n',
+    }));
+    feed.on(
+      `GET ${logs}?container=inference&tailLines=500&previous=true`,
+      () => ({
+        status: 400,
+        body: {
+          error: {
+            name: 'InputError',
+            message:
+              'previous terminated container "inference" in pod "search-inference-7d9-x2" not found',
+          },
+          response: { statusCode: 400 },
+        },
+      }),
+    );
+    await renderDetail({ feed });
+    fireEvent.click(
+      await screen.findByRole('button', {
+        name: 'Logs of search-inference-7d9-x2',
+      }),
+    );
+    const dialog = within(screen.getByRole('dialog'));
+    expect(
+      await dialog.findByText(
+        /model download failed after 4 attempts: NoSuchKey/,
+      ),
+    ).toBeInTheDocument();
+    fireEvent.mouseDown(dialog.getByLabelText('Container'));
+    fireEvent.click(await screen.findByRole('option', { name: 'inference' }));
+    expect(await dialog.findByText(/serving on :8080/)).toBeInTheDocument();
+    fireEvent.click(dialog.getByLabelText('Previous run'));
+    expect(
+      await dialog.findByText(
+        /previous terminated container "inference" in pod .* not found/,
+      ),
+    ).toBeInTheDocument();
+  });
+
+  it('offers no logs without their permission', async () => {
+    await renderDetail({
+      deny: ['inference-platform.logs.read'],
+      name: 'no-logs',
+    });
+    expect(await screen.findByText('search-qdrant-0')).toBeInTheDocument();
+    expect(
+      screen.queryByRole('button', { name: /^Logs of/ }),
+    ).not.toBeInTheDocument();
+  });
+
   it('offers only the actions the permissions allow', async () => {
     const { feed } = await renderDetail({
       deny: ['inference-platform.delete'],

@@ -1,4 +1,4 @@
-import { Grid, makeStyles, Paper, Typography } from '@material-ui/core';
+import { Button, Grid, makeStyles, Paper, Typography } from '@material-ui/core';
 import {
   InfoCard,
   Progress,
@@ -22,8 +22,12 @@ function PodStatus(props: { pod: PodSummary }) {
   return <StatusPending>{pod.reason ?? pod.phase}</StatusPending>;
 }
 
-/** Qdrant and inference pods, one tile each. */
-export function PodsGrid(props: { pods?: PodSummary[]; loading: boolean }) {
+/** Qdrant and inference pods, one tile each; with `onLogs`, each offers its logs. */
+export function PodsGrid(props: {
+  pods?: PodSummary[];
+  loading: boolean;
+  onLogs?: (pod: PodSummary) => void;
+}) {
   const classes = useStyles();
   const pods = [...(props.pods ?? [])].sort(
     (a, b) =>
@@ -61,6 +65,15 @@ export function PodsGrid(props: { pods?: PodSummary[]; loading: boolean }) {
                 {pod.restarts} restarts · <Age time={pod.createdAt} />
               </Typography>
               <PodStatus pod={pod} />
+              {props.onLogs && (
+                <Button
+                  size="small"
+                  aria-label={`Logs of ${pod.name}`}
+                  onClick={() => props.onLogs!(pod)}
+                >
+                  Logs
+                </Button>
+              )}
             </Paper>
           </Grid>
         ))}
