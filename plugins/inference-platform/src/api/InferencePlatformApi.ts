@@ -18,6 +18,9 @@ export interface PlatformFeedHandlers {
   onStatus(status: ConnectionStatus): void;
 }
 
+/** What a feed follows: one platform, one namespace's, or (neither) all. */
+export type FeedScope = { platform: string } | { namespace: string };
+
 /** Client of the inference-platform backend plugin. */
 export interface InferencePlatformApi {
   getPlatform(namespace: string, name: string): Promise<PlatformDetail>;
@@ -56,11 +59,15 @@ export interface InferencePlatformApi {
   ): Promise<string>;
   /**
    * Follows GET /events until `signal` aborts, reconnecting on its own.
-   * Resolves on abort; never rejects (fatal errors end as status `offline`).
+   * Subscribers to the same scope share one stream (opened by the first,
+   * closed after the last; a late one gets what it holds at once). Resolves
+   * on abort; never rejects (fatal errors end as status `offline`).
    */
   streamEvents(
     handlers: PlatformFeedHandlers,
     signal: AbortSignal,
+    /** Only this platform (`<namespace>/<name>`) or namespace; default all. */
+    scope?: FeedScope,
   ): Promise<void>;
 }
 

@@ -10,9 +10,11 @@ import {
   RestoreList,
 } from '@cv-platform/plugin-inference-platform-common';
 import {
+  FeedScope,
   InferencePlatformApi,
   PlatformFeedHandlers,
 } from './InferencePlatformApi';
+import { SharedPlatformFeed } from './SharedPlatformFeed';
 import {
   streamPlatformEvents,
   StreamPlatformEventsOptions,
@@ -134,13 +136,40 @@ export class InferencePlatformClient implements InferencePlatformApi {
     return response.text();
   }
 
+  private readonly feeds = new Map<string, SharedPlatformFeed>();
+
   async streamEvents(
+    handlers: PlatformFeedHandlers,
+    signal: AbortSignal,
+    scope?: FeedScope,
+  ): Promise<void> {
+    let query = '';
+    if (scope && 'platform' in scope)
+      query = `?platform=${encodeURIComponent(scope.platform)}`;
+    else if (scope) query = `?namespace=${encodeURIComponent(scope.namespace)}`;
+    let feed = this.feeds.get(query);
+    if (!feed) {
+      const created = new SharedPlatformFeed(
+        (h, s) => this.openStream(query, h, s),
+        () => {
+          if (this.feeds.get(query) === created && created.size === 0)
+            this.feeds.delete(query);
+        },
+      );
+      feed = created;
+      this.feeds.set(query, feed);
+    }
+    return feed.subscribe(handlers, signal);
+  }
+
+  private async openStream(
+    query: string,
     handlers: PlatformFeedHandlers,
     signal: AbortSignal,
   ): Promise<void> {
     let url: string;
     try {
-      url = `${await this.discoveryApi.getBaseUrl(PLUGIN_ID)}/events`;
+      url = `${await this.discoveryApi.getBaseUrl(PLUGIN_ID)}/events${query}`;
     } catch (e) {
       handlers.onStatus({
         state: 'offline',

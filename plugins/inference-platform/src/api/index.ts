@@ -1,5 +1,6 @@
 export { inferencePlatformApiRef } from './InferencePlatformApi';
 export type {
+  FeedScope,
   InferencePlatformApi,
   PlatformFeedHandlers,
 } from './InferencePlatformApi';

@@ -32,7 +32,7 @@ export function PlatformsStateProvider(props: {
     () =>
       props.state ?? new PlatformsState(only ? key => key === only : undefined),
   );
-  usePlatformFeed(state);
+  usePlatformFeed(state, only);
   useClock(state);
   return (
     <PlatformsStateContext.Provider value={state}>
@@ -63,7 +63,7 @@ function useClock(state: PlatformsState) {
   }, [state]);
 }
 
-function usePlatformFeed(state: PlatformsState) {
+function usePlatformFeed(state: PlatformsState, only?: PlatformKey) {
   const api = useApi(inferencePlatformApiRef);
   useEffect(() => {
     const controller = new AbortController();
@@ -75,10 +75,12 @@ function usePlatformFeed(state: PlatformsState) {
         onStatus: status => state.setConnection(status),
       },
       controller.signal,
+      // A page that follows one platform asks the backend for that one only.
+      only ? { platform: only } : undefined,
     );
     return () => {
       controller.abort();
       batcher.dispose();
     };
-  }, [api, state]);
+  }, [api, state, only]);
 }

@@ -19,11 +19,13 @@ const component = (annotation?: string): Entity => ({
   spec: { type: 'service', lifecycle: 'production', owner: 'team-a' },
 });
 
-async function renderCard(entity: Entity) {
+async function renderCard(entity: Entity, cards = 1) {
   const feed = new FakeEventFeed();
   await renderWithFeed(
     <EntityProvider entity={entity}>
-      <EntityInferencePlatformCard />
+      {Array.from({ length: cards }, (_, i) => (
+        <EntityInferencePlatformCard key={i} />
+      ))}
     </EntityProvider>,
     { feed },
   );
@@ -55,6 +57,20 @@ describe('EntityInferencePlatformCard', () => {
     );
     expect(await screen.findByText('Ready')).toBeInTheDocument();
     expect(screen.getByTestId('inference-readiness')).toHaveTextContent('2/2');
+  });
+
+  it('asks the backend for its platform only, one stream for every card that shows it', async () => {
+    const feed = await renderCard(component('team-a/search'), 2);
+    await act(() => feed.waitForConnections(1));
+    act(() =>
+      feed.snapshot([
+        samplePlatform('search', { phase: 'Ready', inference: [2, 2] }),
+      ]),
+    );
+    expect(await screen.findAllByText('Ready')).toHaveLength(2);
+    expect(feed.connections.map(c => c.url)).toEqual([
+      'http://backend.test/api/inference-platform/events?platform=team-a%2Fsearch',
+    ]);
   });
 
   it('says what to fix when the annotated platform does not exist', async () => {
