@@ -155,6 +155,16 @@ describe('the shipped RBAC', () => {
         await eventually('HPA', async () => (await get(`/apis/autoscaling/v2/namespaces/${ns}/horizontalpodautoscalers/rbac-inference`)).status === 200);
         await patchPlatform(ns, 'rbac', { spec: { inference: { autoscaling: null } } });
         await eventually('HPA gone', async () => (await get(`/apis/autoscaling/v2/namespaces/${ns}/horizontalpodautoscalers/rbac-inference`)).status === 404);
+        // A canary adds a Deployment, a ConfigMap and two Services; removing it deletes them.
+        await patchPlatform(ns, 'rbac', { spec: { inference: { canary: { modelUrl: 's3://models/v2.onnx', weight: 50, collection: 'images-v2' } } } });
+        await eventually('canary', async () => (await get(`/apis/apps/v1/namespaces/${ns}/deployments/rbac-inference-canary`)).status === 200);
+        await patchPlatform(ns, 'rbac', { spec: { inference: { canary: null } } });
+        await eventually('canary gone', async () =>
+          (await get(`/apis/apps/v1/namespaces/${ns}/deployments/rbac-inference-canary`)).status === 404 &&
+          (await get(`/api/v1/namespaces/${ns}/configmaps/rbac-inference-canary-config`)).status === 404 &&
+          (await get(`/api/v1/namespaces/${ns}/services/rbac-inference-canary`)).status === 404 &&
+          (await get(`/api/v1/namespaces/${ns}/services/rbac-inference-stable`)).status === 404,
+        );
         // A restore is run and its status written (this one fails at once:
         // the platform names no backup target).
         await api.request('POST', `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatformrestores`, {
