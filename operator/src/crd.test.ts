@@ -19,14 +19,14 @@ import {
 jest.setTimeout(60_000);
 
 describe('the committed CRD', () => {
-  it('is exactly what crd.ts generates', () => {
+  it.each(['deploy/crds', 'deploy/helm/inference-platform-operator/crds'])('in %s is exactly what crd.ts generates', dir => {
     const committed = fs.readFileSync(
-      path.resolve(__dirname, '../../deploy/crds/inferenceplatforms.cv.platform.tech.yaml'),
+      path.resolve(__dirname, '../..', dir, 'inferenceplatforms.cv.platform.tech.yaml'),
       'utf8',
     );
     expect(committed).toBe(renderCrdYaml());
     const restore = fs.readFileSync(
-      path.resolve(__dirname, '../../deploy/crds/inferenceplatformrestores.cv.platform.tech.yaml'),
+      path.resolve(__dirname, '../..', dir, 'inferenceplatformrestores.cv.platform.tech.yaml'),
       'utf8',
     );
     expect(restore).toBe(renderRestoreCrdYaml());

@@ -13,3 +13,4 @@ export { SimulatedQdrant } from './simulatedQdrant/SimulatedQdrant';
 export { S3TestServer, ensureVersitygw, VERSITYGW_VERSION } from './s3/S3TestServer';
 export { thirdPartyCrds } from './thirdPartyCrds';
 export type { ThirdParty } from './thirdPartyCrds';
+export { ensureHelm } from './ensureHelm';

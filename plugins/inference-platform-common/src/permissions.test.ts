@@ -2,6 +2,7 @@ import { isResourcePermission } from '@backstage/plugin-permission-common';
 import {
   inferencePlatformBackupCreatePermission,
   inferencePlatformCreatePermission,
+  inferencePlatformLogsReadPermission,
   inferencePlatformReadPermission,
   inferencePlatformPermissions,
   inferencePlatformRestoreCreatePermission,
@@ -17,6 +18,7 @@ describe('permissions', () => {
       'inference-platform.delete',
       'inference-platform.backup.create',
       'inference-platform.restore.create',
+      'inference-platform.logs.read',
     ]);
   });
 
@@ -28,8 +30,9 @@ describe('permissions', () => {
     }
   });
 
-  it('treats a backup as creating something and a restore as changing the platform', () => {
+  it('treats a backup as creating something, a restore as changing the platform, and logs as reading', () => {
     expect(inferencePlatformBackupCreatePermission.attributes.action).toBe('create');
     expect(inferencePlatformRestoreCreatePermission.attributes.action).toBe('update');
+    expect(inferencePlatformLogsReadPermission.attributes.action).toBe('read');
   });
 });
