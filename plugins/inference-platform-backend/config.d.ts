@@ -40,7 +40,12 @@ export interface Config {
     /** Namespaces to watch. Default: all namespaces. */
     namespaces?: string[];
     operator?: {
-      /** Run the reconcile loop in this backend. Default: true. */
+      /**
+       * Run the operator's reconcile loop in this backend. Default: false:
+       * in production the standalone operator (deploy/helm) reconciles and
+       * the portal reads and edits; true suits a single-process setup such
+       * as this repository's dev portal.
+       */
       enabled?: boolean;
       /** Concurrent reconcile workers. Default: 4. */
       workers?: number;

@@ -47,7 +47,7 @@ function config(extra: Record<string, unknown> = {}, top: Record<string, unknown
       inferencePlatform: {
         kubernetes: { kubeconfigPath: testKubeconfigPath() },
         namespaces: [ns],
-        operator: { leaderElection: { enabled: false }, ...testQdrantUrlTemplates() },
+        operator: { enabled: true, leaderElection: { enabled: false }, ...testQdrantUrlTemplates() },
         ...extra,
       },
     },
@@ -255,7 +255,7 @@ describe('inference-platform backend against a real cluster', () => {
   it('refuses an unknown qdrantAccess at start, naming the setting', async () => {
     await expect(
       startTestBackend({
-        features: [inferencePlatformPlugin, config({ operator: { leaderElection: { enabled: false }, qdrantAccess: 'sideways' } })],
+        features: [inferencePlatformPlugin, config({ operator: { enabled: true, leaderElection: { enabled: false }, qdrantAccess: 'sideways' } })],
       }),
     ).rejects.toThrow(/inferencePlatform\.operator\.qdrantAccess must be direct or apiServerProxy, not sideways/);
   });
@@ -391,8 +391,8 @@ describe('inference-platform backend against a real cluster', () => {
 
   it('reconciles on exactly one of two backends with leader election', async () => {
     const le = { enabled: true, leaseNamespace: ns, leaseName: 'bp-operator', leaseDurationSeconds: 3, retryPeriodMs: 300 };
-    const one = await backend([], { operator: { leaderElection: { ...le, identity: 'one' }, ...testQdrantUrlTemplates() } });
-    const two = await backend([], { operator: { leaderElection: { ...le, identity: 'two' }, ...testQdrantUrlTemplates() } });
+    const one = await backend([], { operator: { enabled: true, leaderElection: { ...le, identity: 'one' }, ...testQdrantUrlTemplates() } });
+    const two = await backend([], { operator: { enabled: true, leaderElection: { ...le, identity: 'two' }, ...testQdrantUrlTemplates() } });
     await request(one.server).post('/api/inference-platform/platforms').set('Authorization', mockCredentials.user.header()).send(createBody('elected'));
     await eventually('Ready via either backend', async () => {
       const r = await request(two.server).get(`/api/inference-platform/platforms/${ns}/elected`).set('Authorization', mockCredentials.user.header());

@@ -65,9 +65,13 @@ export function createEmbeddedOperator(
   }
   const op = root?.getOptionalConfig('operator');
   const le = op?.getOptionalConfig('leaderElection');
-  const reconcile = op?.getOptionalBoolean('enabled') ?? true;
+  // Opt-in: the recommended production shape is this portal reading and
+  // editing platforms and the standalone operator (its Helm chart) reconciling.
+  const reconcile = op?.getOptionalBoolean('enabled') ?? false;
   if (!reconcile) {
-    logger.warn('inference-platform: operator disabled by config; watching only (read-only reconcile)');
+    logger.info(
+      'inference-platform: embedded operator off (inferencePlatform.operator.enabled: false); platforms are read and edited here and reconciled by the standalone operator',
+    );
   }
   const operator = configured(() => new Operator({
     kubeConfig,
