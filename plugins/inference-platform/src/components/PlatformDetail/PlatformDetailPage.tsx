@@ -1,5 +1,6 @@
 import { useParams } from 'react-router-dom';
-import { Content, Header, Page } from '@backstage/core-components';
+import { Typography } from '@material-ui/core';
+import { PageFrame, useFramed } from '../PageFrame';
 import { useRouteRef } from '@backstage/core-plugin-api';
 import { rootRouteRef } from '../../routes';
 import { PlatformsStateProvider } from '../../state';
@@ -10,24 +11,31 @@ export function PlatformDetailPage() {
   const { namespace = '', name = '' } = useParams();
   const listPath = useRouteRef(rootRouteRef)();
   const key = `${namespace}/${name}`;
+  const framed = useFramed();
   return (
-    <Page themeId="tool">
-      <Header
-        title={name}
-        subtitle={`Inference platform in namespace ${namespace}`}
-        type="Inference platforms"
-        typeLink={listPath}
-      />
-      <Content>
-        {/* Keyed so that navigating to another platform starts a fresh store. */}
-        <PlatformsStateProvider key={key} only={key}>
-          <PlatformDetailContent
-            namespace={namespace}
-            name={name}
-            listPath={listPath}
-          />
-        </PlatformsStateProvider>
-      </Content>
-    </Page>
+    <PageFrame
+      title={name}
+      subtitle={`Inference platform in namespace ${namespace}`}
+      type="Inference platforms"
+      typeLink={listPath}
+    >
+      {/* In the app's frame the page title is the plugin's: say which platform. */}
+      {!framed && (
+        <Typography variant="h5" gutterBottom>
+          {name}{' '}
+          <Typography component="span" color="textSecondary">
+            Inference platform in namespace {namespace}
+          </Typography>
+        </Typography>
+      )}
+      {/* Keyed so that navigating to another platform starts a fresh store. */}
+      <PlatformsStateProvider key={key} only={key}>
+        <PlatformDetailContent
+          namespace={namespace}
+          name={name}
+          listPath={listPath}
+        />
+      </PlatformsStateProvider>
+    </PageFrame>
   );
 }
