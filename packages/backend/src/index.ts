@@ -1,5 +1,8 @@
 import { createBackend } from '@backstage/backend-defaults';
-import { catalogModuleInferencePlatform } from '@cv-platform/plugin-inference-platform-backend';
+import {
+  catalogModuleInferencePlatform,
+  inferencePlatformModuleOperatorMetrics,
+} from '@cv-platform/plugin-inference-platform-backend';
 
 const backend = createBackend();
 
@@ -28,5 +31,7 @@ backend.add(
 
 backend.add(import('@cv-platform/plugin-inference-platform-backend'));
 backend.add(catalogModuleInferencePlatform);
+// The embedded operator's metrics through the backend's OpenTelemetry exporter.
+backend.add(inferencePlatformModuleOperatorMetrics);
 
 backend.start();

@@ -15,3 +15,4 @@ export {
   isPlatformOwner,
 } from './permissions/rules';
 export type { PlatformResource } from './permissions/rules';
+export { inferencePlatformModuleOperatorMetrics } from './metrics/operatorMetricsModule';
