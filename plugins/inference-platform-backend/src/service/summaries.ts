@@ -59,32 +59,23 @@ export function workloadRollout(obj: any, role: WorkloadRollout['role']): Worklo
   const s = obj.status ?? {};
   const desired = obj.spec?.replicas ?? 1;
   const stale = (s.observedGeneration ?? 0) < (obj.metadata?.generation ?? 0);
+  const counts = { name: obj.metadata.name, role, desired, replicas: s.replicas ?? 0, ready: s.readyReplicas ?? 0, updated: s.updatedReplicas ?? 0 };
   if (obj.kind === 'StatefulSet') {
     return {
       kind: 'StatefulSet',
-      name: obj.metadata.name,
-      role,
-      desired,
-      replicas: s.replicas ?? 0,
-      ready: s.readyReplicas ?? 0,
-      updated: s.updatedReplicas ?? 0,
+      ...counts,
       currentRevision: s.currentRevision,
       updateRevision: s.updateRevision,
       partition: obj.spec?.updateStrategy?.rollingUpdate?.partition,
-      rolling: stale || (!!s.updateRevision && s.updateRevision !== s.currentRevision) || (s.updatedReplicas ?? 0) < desired,
+      rolling: stale || (!!s.updateRevision && s.updateRevision !== s.currentRevision) || counts.updated < desired,
       conditions: [],
     };
   }
   return {
     kind: 'Deployment',
-    name: obj.metadata.name,
-    role,
-    desired,
-    replicas: s.replicas ?? 0,
-    ready: s.readyReplicas ?? 0,
-    updated: s.updatedReplicas ?? 0,
+    ...counts,
     available: s.availableReplicas ?? 0,
-    rolling: stale || (s.updatedReplicas ?? 0) < desired || (s.replicas ?? 0) > desired,
+    rolling: stale || counts.updated < desired || counts.replicas > desired,
     conditions: (s.conditions ?? []).map((c: any) => ({ type: c.type, status: c.status, reason: c.reason, message: c.message })),
   };
 }
