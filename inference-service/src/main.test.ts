@@ -16,13 +16,17 @@ describe('main (npm start)', () => {
   const tmp = makeTempDir();
   afterAll(() => tmp.cleanup());
 
-  it('serves, reloads the model on SIGHUP and exits cleanly on SIGTERM', async () => {
+  it('serves, reloads the model on SIGHUP and on SIGTERM drains (not ready, still serving) before it exits cleanly', async () => {
     const modelPath = writeTinyModel(tmp.dir, {
       seed: 1,
       size: 16,
       dim: 8,
     }).path;
-    const proc = new ServiceProcess({ MODEL_PATH: modelPath, WORKERS: '1' });
+    const proc = new ServiceProcess({
+      MODEL_PATH: modelPath,
+      WORKERS: '1',
+      SHUTDOWN_DELAY_SECONDS: '2',
+    });
     proc.start();
     try {
       const { port } = await proc.waitForLog(l => l.msg === 'listening');
@@ -41,6 +45,13 @@ describe('main (npm start)', () => {
       });
 
       proc.signal('SIGTERM');
+      await proc.waitForLog(l => l.msg === 'draining before shutdown');
+      expect(await getJson(`${base}/readyz`)).toMatchObject({
+        status: 503,
+        body: { ready: false, reasons: ['shutting down'] },
+      });
+      // New connections still get answers while the endpoints go.
+      expect((await getJson(`${base}/healthz`)).status).toBe(200);
       expect(await proc.waitForExit()).toBe(0);
     } finally {
       await proc.stop();

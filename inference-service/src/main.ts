@@ -16,11 +16,11 @@ async function main() {
   const running = await startServer(config, { log });
   const { service } = running;
 
-  const shutdown = async (code: number) => {
+  const shutdown = async (code: number, drainMs = 0) => {
     log('info', 'shutting down');
-    const force = setTimeout(() => process.exit(code || 1), 30_000);
+    const force = setTimeout(() => process.exit(code || 1), 30_000 + drainMs);
     force.unref();
-    await running.stop();
+    await running.stop(drainMs);
     process.exit(code);
   };
 
@@ -37,7 +37,9 @@ async function main() {
         log('error', 'model reload failed', { error: (err as Error).message }),
     );
   });
-  process.on('SIGTERM', () => shutdown(0));
+  // Kubernetes deletes a pod's endpoints while it sends SIGTERM: keep
+  // answering until every proxy has stopped sending new connections here.
+  process.on('SIGTERM', () => shutdown(0, config.shutdownDelaySeconds * 1000));
   process.on('SIGINT', () => shutdown(0));
 }
 

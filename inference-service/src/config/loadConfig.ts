@@ -76,6 +76,7 @@ const schema = z.object({
   EXECUTION_PROVIDER: z.enum(['cpu', 'cuda']).default('cpu'),
   S3_FORCE_PATH_STYLE: boolish.optional(),
   WRITE_FORWARD_URL: z.string().url().optional(),
+  SHUTDOWN_DELAY_SECONDS: z.coerce.number().min(0).max(120).default(5),
 });
 
 export type RawConfig = z.infer<typeof schema>;
@@ -113,6 +114,8 @@ export interface ServiceConfig {
   s3: { endpoint?: string; forcePathStyle?: boolean };
   /** A canary's servers: where the stable servers take the writes this one takes. */
   writeForwardUrl?: string;
+  /** On SIGTERM: seconds of serving while not ready before the server closes. */
+  shutdownDelaySeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -208,5 +211,6 @@ export function loadConfig(
     },
     s3: { endpoint: c.S3_ENDPOINT, forcePathStyle: c.S3_FORCE_PATH_STYLE },
     writeForwardUrl: c.WRITE_FORWARD_URL,
+    shutdownDelaySeconds: c.SHUTDOWN_DELAY_SECONDS,
   };
 }

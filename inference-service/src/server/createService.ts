@@ -28,6 +28,8 @@ export interface Service {
   readiness(): Promise<Readiness>;
   /** Loads `modelUrl` (or the current model again) beside the serving one and swaps it in. */
   reload(modelUrl?: string): Promise<ReloadResult>;
+  /** From now on /readyz says not ready ("shutting down"); requests are still served. */
+  beginShutdown(): void;
   close(): Promise<void>;
 }
 
@@ -158,8 +160,10 @@ export function createService(
     );
   });
 
+  let shuttingDown = false;
   const readiness = async (): Promise<Readiness> => {
     const reasons: string[] = [];
+    if (shuttingDown) reasons.push('shutting down');
     const modelReason = models.notReadyReason;
     if (modelReason) reasons.push(modelReason);
     if (collection.dim === undefined) {
@@ -250,6 +254,9 @@ export function createService(
     started,
     readiness,
     reload,
+    beginShutdown() {
+      shuttingDown = true;
+    },
     async close() {
       closed = true;
       await models.close();

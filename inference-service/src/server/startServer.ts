@@ -8,7 +8,13 @@ export interface RunningServer {
   service: Service;
   server: http.Server;
   port: number;
-  stop(): Promise<void>;
+  /**
+   * Stops: first `drainMs` of saying not ready while still serving (the
+   * Service's endpoints and every node's proxy rules drop this pod
+   * meanwhile; new connections until then still get answers), then no new
+   * connections, in-flight requests finish, the service closes.
+   */
+  stop(drainMs?: number): Promise<void>;
 }
 
 /** Creates the service and listens; the model loads in the background. */
@@ -38,8 +44,13 @@ export async function startServer(
     service,
     server,
     port,
-    stop() {
+    stop(drainMs = 0) {
       stopping ??= (async () => {
+        if (drainMs > 0) {
+          service.beginShutdown();
+          log('info', 'draining before shutdown', { drainMs });
+          await new Promise(resolve => setTimeout(resolve, drainMs));
+        }
         await new Promise<void>(resolve => {
           server.close(() => resolve());
           server.closeIdleConnections();
