@@ -12,6 +12,22 @@ export interface Config {
       /** Context to use from the kubeconfig. Default: its current context. */
       context?: string;
       /**
+       * A cluster of the Kubernetes plugin's config
+       * (`kubernetes.clusterLocatorMethods`, type `config`) by name: its url,
+       * serviceAccountToken and CA are used, no kubeconfig.
+       */
+      cluster?: string;
+      /** The same as `cluster`, inline. */
+      clusterDetails?: {
+        name: string;
+        url: string;
+        /** @visibility secret */
+        serviceAccountToken?: string;
+        caData?: string;
+        caFile?: string;
+        skipTLSVerify?: boolean;
+      };
+      /**
        * How often credentials are re-read from the kubeconfig (exec plugins,
        * rotated service-account tokens). Open watches are kept. Default: 60.
        */

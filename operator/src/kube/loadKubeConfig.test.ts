@@ -21,4 +21,12 @@ current-context: x
     expect(kc.getCurrentCluster()?.server).toBe('https://127.0.0.1:6443');
     fs.rmSync(dir, { recursive: true });
   });
+
+  it("builds one from a cluster as the Kubernetes plugin's config names it", () => {
+    const kc = loadKubeConfig({
+      cluster: { name: 'prod', url: 'https://k8s.example.com', serviceAccountToken: 'tok', caData: 'Q0E=', skipTLSVerify: false },
+    });
+    expect(kc.getCurrentCluster()).toMatchObject({ name: 'prod', server: 'https://k8s.example.com', caData: 'Q0E=', skipTLSVerify: false });
+    expect(kc.getCurrentUser()).toMatchObject({ token: 'tok' });
+  });
 });

@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import http from 'node:http';
+import yaml from 'js-yaml';
 import { AddressInfo } from 'node:net';
 import {
   mockCredentials,
@@ -212,6 +214,44 @@ describe('inference-platform backend against a real cluster', () => {
     expect(badContainer.status).toBe(400);
     expect(badContainer.body.error.message).toBe('container must be one of qdrant');
     expect((await log(qdrantPod, 'container=qdrant&tailLines=0')).status).toBe(400);
+  });
+
+  it("reaches the cluster the Kubernetes plugin's config names, and serves nothing for a name it does not list", async () => {
+    const admin = yaml.load(fs.readFileSync(testKubeconfigPath(), 'utf8')) as any;
+    const cluster = admin.clusters[0].cluster;
+    const clusterConfig = (name: string) =>
+      mockServices.rootConfig.factory({
+        data: {
+          app: { baseUrl: 'http://localhost:3000' },
+          kubernetes: {
+            clusterLocatorMethods: [
+              {
+                type: 'config',
+                clusters: [
+                  {
+                    name: 'local',
+                    url: cluster.server,
+                    authProvider: 'serviceAccount',
+                    serviceAccountToken: admin.users[0].user.token,
+                    ...(cluster['certificate-authority-data'] ? { caData: cluster['certificate-authority-data'] } : { caFile: cluster['certificate-authority'] }),
+                  },
+                ],
+              },
+            ],
+          },
+          inferencePlatform: { kubernetes: { cluster: name }, namespaces: [ns] },
+        },
+      });
+    const { server } = await startTestBackend({ features: [inferencePlatformPlugin, clusterConfig('local')] });
+    await eventually('synced', async () => (await request(server).get('/api/inference-platform/health')).body.operator?.synced === true);
+    expect((await api.request('POST', `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms`, sampleInferencePlatform('via-cluster-config', ns))).status).toBe(201);
+    await eventually('listed', async () =>
+      (await request(server).get('/api/inference-platform/platforms').set('Authorization', mockCredentials.user.header())).body.items?.some(
+        (i: any) => i.platform.metadata.name === 'via-cluster-config',
+      ),
+    );
+    const unknown = await startTestBackend({ features: [inferencePlatformPlugin, clusterConfig('elsewhere')] });
+    expect((await request(unknown.server).get('/api/inference-platform/health')).body.operator).toEqual({ available: false });
   });
 
   it('returns 400 with the reason for bad requests, including the API server\'s own validation', async () => {

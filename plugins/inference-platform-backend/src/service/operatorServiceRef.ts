@@ -9,7 +9,7 @@ import {
 import fs from 'node:fs';
 import path from 'node:path';
 import { JsonObject } from '@backstage/types';
-import { loadKubeConfig, Logger, Operator } from '@cv-platform/operator';
+import { ClusterDetails, loadKubeConfig, Logger, Operator } from '@cv-platform/operator';
 
 /**
  * The operator embedded in this backend, or the reason there is none (no
@@ -33,6 +33,37 @@ function operatorLogger(l: LoggerService): Logger {
   };
 }
 
+/**
+ * The cluster to use when the config names one: `inferencePlatform.kubernetes.cluster`
+ * is the name of a cluster in the Kubernetes plugin's config
+ * (`kubernetes.clusterLocatorMethods`, type config), or the same shape inline
+ * (`inferencePlatform.kubernetes.clusterDetails`). Otherwise kubeconfig rules apply.
+ */
+export function clusterDetails(config: RootConfigService, k8s?: ReturnType<RootConfigService['getOptionalConfig']>): ClusterDetails | undefined {
+  const read = (c: NonNullable<typeof k8s>): ClusterDetails => ({
+    name: c.getString('name'),
+    url: c.getString('url'),
+    serviceAccountToken: c.getOptionalString('serviceAccountToken'),
+    caData: c.getOptionalString('caData'),
+    caFile: c.getOptionalString('caFile'),
+    skipTLSVerify: c.getOptionalBoolean('skipTLSVerify'),
+  });
+  const inline = k8s?.getOptionalConfig('clusterDetails');
+  if (inline) return read(inline);
+  const name = k8s?.getOptionalString('cluster');
+  if (!name) return undefined;
+  const clusters = (config.getOptionalConfigArray('kubernetes.clusterLocatorMethods') ?? [])
+    .filter(m => m.getString('type') === 'config')
+    .flatMap(m => m.getOptionalConfigArray('clusters') ?? []);
+  const found = clusters.find(c => c.getString('name') === name);
+  if (!found) {
+    throw new InputError(
+      `inferencePlatform.kubernetes.cluster ${name} is not a cluster of kubernetes.clusterLocatorMethods (type config): ${clusters.map(c => c.getString('name')).join(', ') || 'none there'}`,
+    );
+  }
+  return read(found);
+}
+
 const secondsToMs = (s: number | undefined) => (s === undefined ? undefined : s * 1000);
 
 export function createEmbeddedOperator(
@@ -43,7 +74,12 @@ export function createEmbeddedOperator(
   const k8s = root?.getOptionalConfig('kubernetes');
   let kubeConfig;
   try {
-    const explicit = k8s?.getOptionalString('kubeconfigPath') || k8s?.getOptionalBoolean('inCluster');
+    const cluster = clusterDetails(config, k8s);
+    if (cluster) {
+      kubeConfig = loadKubeConfig({ cluster });
+      logger.info(`inference-platform: cluster ${cluster.name} at ${cluster.url}`);
+    }
+    const explicit = cluster || k8s?.getOptionalString('kubeconfigPath') || k8s?.getOptionalBoolean('inCluster');
     const home = process.env.HOME ?? '';
     const discoverable =
       !!process.env.KUBECONFIG ||
@@ -52,7 +88,7 @@ export function createEmbeddedOperator(
     // client-node falls back to http://localhost:8080 when it finds nothing;
     // that is never what a portal operator wants.
     if (!explicit && !discoverable) throw new Error('no kubeconfig found');
-    kubeConfig = loadKubeConfig({
+    kubeConfig ??= loadKubeConfig({
       kubeconfigPath: k8s?.getOptionalString('kubeconfigPath'),
       inCluster: k8s?.getOptionalBoolean('inCluster'),
       context: k8s?.getOptionalString('context'),
