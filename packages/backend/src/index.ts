@@ -1,8 +1,5 @@
 import { createBackend } from '@backstage/backend-defaults';
-import {
-  catalogModuleInferencePlatform,
-  inferencePlatformModuleOperatorMetrics,
-} from '@cv-platform/plugin-inference-platform-backend';
+import { inferencePlatformModuleOperatorMetrics } from '@cv-platform/plugin-inference-platform-backend';
 
 const backend = createBackend();
 
@@ -30,7 +27,9 @@ backend.add(
 );
 
 backend.add(import('@cv-platform/plugin-inference-platform-backend'));
-backend.add(catalogModuleInferencePlatform);
+backend.add(
+  import('@cv-platform/plugin-catalog-backend-module-inference-platform'),
+);
 // The embedded operator's metrics through the backend's OpenTelemetry exporter.
 backend.add(inferencePlatformModuleOperatorMetrics);
 

@@ -5,9 +5,9 @@
  * @packageDocumentation
  */
 export { inferencePlatformPlugin as default } from './plugin';
-export { catalogModuleInferencePlatform } from './catalog/catalogModuleInferencePlatform';
-export { embeddedOperatorServiceRef, createEmbeddedOperator } from './service/operatorServiceRef';
-export type { EmbeddedOperator } from './service/operatorServiceRef';
+// Kept here for existing imports; modules should import them from the -node package.
+export { embeddedOperatorServiceRef, createEmbeddedOperator } from '@cv-platform/plugin-inference-platform-node';
+export type { EmbeddedOperator } from '@cv-platform/plugin-inference-platform-node';
 export {
   inferencePlatformConditions,
   createInferencePlatformConditionalDecision,

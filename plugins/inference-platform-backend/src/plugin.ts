@@ -11,7 +11,7 @@ import {
   OWNER_ANNOTATION,
 } from '@cv-platform/plugin-inference-platform-common';
 import { createRouter } from './service/router';
-import { embeddedOperatorServiceRef } from './service/operatorServiceRef';
+import { embeddedOperatorServiceRef } from '@cv-platform/plugin-inference-platform-node';
 import { PlatformFeed } from './service/PlatformFeed';
 import {
   isPlatformOwner,

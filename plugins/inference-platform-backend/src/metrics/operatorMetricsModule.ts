@@ -1,6 +1,6 @@
 import { coreServices, createBackendModule } from '@backstage/backend-plugin-api';
 import { metricsServiceRef } from '@backstage/backend-plugin-api/alpha';
-import { embeddedOperatorServiceRef } from '../service/operatorServiceRef';
+import { embeddedOperatorServiceRef } from '@cv-platform/plugin-inference-platform-node';
 import { exportOperatorMetrics } from './exportOperatorMetrics';
 
 /**

@@ -1,25 +1,12 @@
 import { z } from 'zod';
 import {
   createConditionExports,
-  createPermissionResourceRef,
   createPermissionRule,
 } from '@backstage/plugin-permission-node';
-import {
-  InferencePlatform,
-  INFERENCE_PLATFORM_RESOURCE_TYPE,
-} from '@cv-platform/plugin-inference-platform-common';
+import { platformPermissionResourceRef } from '@cv-platform/plugin-inference-platform-node';
 
-/** What permission rules see of a platform: the CR and who owns it. */
-export interface PlatformResource {
-  platform: InferencePlatform;
-  /** Entity refs of its owners: the owner annotation and the linked catalog entity's owner. */
-  owners: string[];
-}
-
-export const platformPermissionResourceRef = createPermissionResourceRef<
-  PlatformResource,
-  { owners: string[] }
->().with({ pluginId: 'inference-platform', resourceType: INFERENCE_PLATFORM_RESOURCE_TYPE });
+export { platformPermissionResourceRef };
+export type { PlatformResource } from '@cv-platform/plugin-inference-platform-node';
 
 export const isPlatformOwner = createPermissionRule({
   name: 'IS_PLATFORM_OWNER',

@@ -1,6 +1,6 @@
 import { coreServices, createBackendModule } from '@backstage/backend-plugin-api';
 import { catalogProcessingExtensionPoint } from '@backstage/plugin-catalog-node';
-import { embeddedOperatorServiceRef } from '../service/operatorServiceRef';
+import { embeddedOperatorServiceRef } from '@cv-platform/plugin-inference-platform-node';
 import { InferencePlatformEntityProvider } from './InferencePlatformEntityProvider';
 import { PlatformDependencyProcessor } from './PlatformDependencyProcessor';
 

@@ -1,0 +1,10 @@
+/**
+ * Node library of the inference-platform backend plugin: what modules of the
+ * plugin (or of the catalog) share with it.
+ *
+ * @packageDocumentation
+ */
+export { embeddedOperatorServiceRef, createEmbeddedOperator, clusterDetails } from './operatorServiceRef';
+export type { EmbeddedOperator } from './operatorServiceRef';
+export { platformPermissionResourceRef } from './platformPermissionResourceRef';
+export type { PlatformResource } from './platformPermissionResourceRef';
