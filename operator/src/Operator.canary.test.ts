@@ -39,7 +39,8 @@ describe('a canary model beside the stable one', () => {
 
       const serving = await eventually('canary serving', async () => {
         const x = await getPlatform(ns, 'cv');
-        return x.status?.canary?.state === 'Serving' && x.status.phase === 'Ready' && (await replicas('cv-inference')) === 4 ? x : undefined;
+        // Until the fifth stable pod is gone it still counts among the ready servers.
+        return x.status?.canary?.state === 'Serving' && x.status.canary.effectiveWeight === 20 && x.status.phase === 'Ready' && (await replicas('cv-inference')) === 4 ? x : undefined;
       }, 90_000);
       expect(serving.status.canary).toMatchObject({ modelUrl: V2, collection: 'images-v2', weight: 20, replicas: 1, readyReplicas: 1, effectiveWeight: 20 });
       expect(serving.status.inferenceReadiness).toBe('5/5');

@@ -49,7 +49,9 @@ export function canaryStatus(spec: DefaultedSpec, observed: ObservedCanary, now:
     else if (crashLooping(observed.pods, 'inference') || cannotStart(observed.pods, 'inference')) reason = Reason.ContainerCrashLooping;
     else if (warmupTimeouts(observed.pods, spec.inference.modelSource.warmupTimeoutSeconds, now)) reason = Reason.WarmupTimeout;
     condition = { type: ConditionType.CanaryReady, status: 'False', reason, message };
-  } else if (observed.deployment && rolloutComplete(observed.deployment, observed.replicas)) {
+  } else if (observed.deployment && rolloutComplete(observed.deployment, observed.replicas) && ready >= observed.replicas) {
+    // The Deployment's count and the pods' own readiness (the pod cache may
+    // trail the Deployment's): Serving only once both say so.
     state = 'Serving';
     message = `${ready}/${observed.replicas} canary servers ready, ${effectiveWeight}% of requests (weight ${c.weight})`;
     condition = { type: ConditionType.CanaryReady, status: 'True', reason: Reason.CanaryServing, message };
