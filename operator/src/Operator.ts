@@ -7,6 +7,8 @@ import { Logger, noopLogger } from './logger';
 import { EventRecorder } from './events/EventRecorder';
 import { OperatorMetrics } from './metrics/OperatorMetrics';
 import { LeaderElector } from './leader/LeaderElector';
+import { ConversionWebhook, ConversionWebhookOptions } from './webhook/ConversionWebhook';
+import { migrateStoredVersions } from './storage/migrateStoredVersions';
 import { WorkQueue } from './runtime/WorkQueue';
 import { InformerEventType, InformerObserver, objectKey } from './runtime/Informer';
 import { Resources, SharedInformer, SharedInformerOptions, slimEvent, slimPod, slimPvc } from './runtime/SharedInformers';
@@ -82,6 +84,17 @@ export interface OperatorOptions {
   watchTimeoutSeconds?: number;
   /** How often a canary's and the stable servers' request metrics are read for status.canary.metrics. Default 30000 ms. */
   canaryMetricsIntervalMs?: number;
+  /**
+   * Serve the CRD's conversion webhook (every replica, leader or not) and
+   * keep its certificate and the CRD's clientConfig current.
+   */
+  conversionWebhook?: ConversionWebhookOptions;
+  /**
+   * Once leading: rewrite every stored platform at the CRD's storage version
+   * and drop older versions from its status.storedVersions (see
+   * migrateStoredVersions). Default false.
+   */
+  migrateStorage?: boolean;
 }
 
 function serverStateReader(options: OperatorOptions, client: KubeClient, templated: boolean): ReadServerState | undefined {
@@ -141,6 +154,8 @@ export class Operator {
   private readonly logger: Logger;
   private readonly listeners = new Set<(e: PlatformEvent) => void>();
   private elector?: LeaderElector;
+  /** The conversion webhook, when this process serves it. */
+  readonly conversionWebhook?: ConversionWebhook;
   private abort?: AbortController;
   private workersAbort?: AbortController;
   private running: Promise<unknown>[] = [];
@@ -155,6 +170,7 @@ export class Operator {
     this.client = new KubeClient(options.kubeConfig, method => this.metrics.requests.inc({ method }), {
       credentialRefreshMs: options.credentialRefreshMs,
     });
+    if (options.conversionWebhook) this.conversionWebhook = new ConversionWebhook(this.client, options.conversionWebhook, this.logger);
     const ns = options.namespaces;
     const owned = `${LABEL_PLATFORM},app.kubernetes.io/managed-by=${MANAGED_BY}`;
     const observer: InformerObserver = {
@@ -313,6 +329,8 @@ export class Operator {
 
   async start(): Promise<void> {
     if (this.abort) return;
+    // Before the informers: reads at a version other than the stored one go through it.
+    await this.conversionWebhook?.start();
     this.abort = new AbortController();
     const signal = this.abort.signal;
     // Every informer's watch and the elector listen on this one signal.
@@ -372,6 +390,11 @@ export class Operator {
     }, period);
     this.resyncTimer.unref?.();
     this.backups.start();
+    if (this.options.migrateStorage) {
+      void migrateStoredVersions(this.client, { logger: this.logger }).catch(e =>
+        this.logger.warn(`Storage migration failed (run it again with the migrate-storage command): ${e instanceof Error ? e.message : e}`),
+      );
+    }
     void this.restoresCache.waitForSync().then(() => {
       if (this.workersAbort) this.restores.start();
     });
@@ -428,6 +451,7 @@ export class Operator {
     this.abort?.abort();
     this.queue.shutDown();
     await Promise.allSettled(this.running);
+    await this.conversionWebhook?.stop();
     this.client.close();
     this.abort = undefined;
     this.running = [];

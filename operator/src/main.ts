@@ -6,11 +6,22 @@
  *                               [--workers N] [--metrics-port 8080]
  *                               [--credential-refresh-seconds 60] [--watch-timeout-seconds S]
  *                               [--qdrant-url-template URL] [--qdrant-peer-url-template URL]
+ *                               [--conversion-webhook-port 9443] [--conversion-webhook-url URL]
+ *                               [--conversion-webhook-service NAME] [--migrate-storage]
+ *   inference-platform-operator migrate-storage [--kubeconfig FILE]
+ *
+ * The conversion webhook serves when a port is given; the API server reaches
+ * it through the Service NAME in POD_NAMESPACE (default
+ * inference-platform-operator-webhook) or at URL (an operator outside the
+ * cluster). --migrate-storage rewrites stored platforms at the storage
+ * version once leading; `migrate-storage` does it once and exits.
  */
 import http from 'node:http';
 import { collectDefaultMetrics } from 'prom-client';
 import { Operator } from './Operator';
 import { loadKubeConfig } from './kube/loadKubeConfig';
+import { KubeClient } from './kube/KubeClient';
+import { migrateStoredVersions } from './storage/migrateStoredVersions';
 import { consoleLogger } from './logger';
 
 function parseArgs(argv: string[]) {
@@ -24,6 +35,11 @@ function parseArgs(argv: string[]) {
     watchTimeoutSeconds: undefined as number | undefined,
     qdrantUrlTemplate: undefined as string | undefined,
     qdrantPeerUrlTemplate: undefined as string | undefined,
+    webhookPort: undefined as number | undefined,
+    webhookUrl: undefined as string | undefined,
+    webhookService: undefined as string | undefined,
+    migrateStorage: false,
+    command: undefined as 'migrate-storage' | undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -36,6 +52,11 @@ function parseArgs(argv: string[]) {
     else if (a === '--watch-timeout-seconds') out.watchTimeoutSeconds = Number(argv[++i]);
     else if (a === '--qdrant-url-template') out.qdrantUrlTemplate = argv[++i];
     else if (a === '--qdrant-peer-url-template') out.qdrantPeerUrlTemplate = argv[++i];
+    else if (a === '--conversion-webhook-port') out.webhookPort = Number(argv[++i]);
+    else if (a === '--conversion-webhook-url') out.webhookUrl = argv[++i];
+    else if (a === '--conversion-webhook-service') out.webhookService = argv[++i];
+    else if (a === '--migrate-storage') out.migrateStorage = true;
+    else if (a === 'migrate-storage' && i === 0) out.command = a;
     else throw new Error(`unknown argument ${a}`);
   }
   return out;
@@ -46,13 +67,23 @@ async function main() {
   const logger = consoleLogger();
   const inCluster = !args.kubeconfig && !process.env.KUBECONFIG && !!process.env.KUBERNETES_SERVICE_HOST;
   const kubeConfig = loadKubeConfig({ kubeconfigPath: args.kubeconfig, inCluster });
+  if (args.command === 'migrate-storage') {
+    const client = new KubeClient(kubeConfig);
+    const result = await migrateStoredVersions(client, { logger });
+    client.close();
+    process.stdout.write(
+      `${result.rewritten} objects rewritten at ${result.storageVersion}; storedVersions ${JSON.stringify(result.before)} -> ${JSON.stringify(result.after)}\n`,
+    );
+    return;
+  }
+  const podNamespace = process.env.POD_NAMESPACE ?? 'default';
   const operator = new Operator({
     kubeConfig,
     namespaces: args.namespaces,
     workers: args.workers,
     leaderElection: {
       enabled: args.leaderElect,
-      leaseNamespace: process.env.POD_NAMESPACE ?? 'default',
+      leaseNamespace: podNamespace,
       identity: process.env.POD_NAME,
     },
     logger,
@@ -60,6 +91,16 @@ async function main() {
     watchTimeoutSeconds: args.watchTimeoutSeconds,
     qdrantUrlTemplate: args.qdrantUrlTemplate,
     qdrantPeerUrlTemplate: args.qdrantPeerUrlTemplate,
+    conversionWebhook:
+      args.webhookPort === undefined
+        ? undefined
+        : {
+            port: args.webhookPort,
+            url: args.webhookUrl,
+            service: args.webhookService ? { namespace: podNamespace, name: args.webhookService } : undefined,
+            secretNamespace: podNamespace,
+          },
+    migrateStorage: args.migrateStorage,
   });
   // Process metrics (heap, RSS, event loop lag) belong to the standalone
   // process; embedded in Backstage, the host process reports its own.
@@ -72,7 +113,12 @@ async function main() {
       res.setHeader('Content-Type', operator.metrics.registry.contentType);
       res.end(await operator.metrics.registry.metrics());
     } else if (req.url === '/healthz' || req.url === '/readyz') {
-      res.end('ok');
+      // Ready only while the conversion webhook serves (when this process
+      // serves it): the API server's v1alpha1 reads depend on it.
+      const webhook = operator.conversionWebhook?.status();
+      res.statusCode = req.url === '/readyz' && webhook && !webhook.serving ? 503 : 200;
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ status: res.statusCode === 200 ? 'ok' : 'unready', ...(webhook ? { conversionWebhook: webhook } : {}) }));
     } else {
       res.statusCode = 404;
       res.end();

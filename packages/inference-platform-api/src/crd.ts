@@ -1,12 +1,3 @@
-import {
-  GROUP,
-  KIND,
-  PLURAL,
-  SHORT_NAME,
-  SINGULAR,
-  VERSION,
-} from './types';
-
 /** JSON-schema subset that CRD structural schemas accept. */
 export interface JSONSchemaProps {
   type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
@@ -721,71 +712,5 @@ export const inferencePlatformSchema: JSONSchemaProps = {
         },
       },
     },
-  },
-};
-
-export const inferencePlatformCrd = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: {
-    name: `${PLURAL}.${GROUP}`,
-    labels: { 'app.kubernetes.io/part-of': 'cv-inference-platform' },
-  },
-  spec: {
-    group: GROUP,
-    scope: 'Namespaced',
-    names: {
-      kind: KIND,
-      listKind: `${KIND}List`,
-      plural: PLURAL,
-      singular: SINGULAR,
-      shortNames: [SHORT_NAME],
-      categories: ['all', 'cv'],
-    },
-    versions: [
-      {
-        name: VERSION,
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: inferencePlatformSchema },
-        subresources: {
-          status: {},
-          scale: {
-            specReplicasPath: '.spec.inference.replicas',
-            statusReplicasPath: '.status.inferenceReplicas',
-            labelSelectorPath: '.status.inferenceSelector',
-          },
-        },
-        additionalPrinterColumns: [
-          { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
-          {
-            name: 'Qdrant',
-            type: 'string',
-            jsonPath: '.status.qdrantReadiness',
-            description: 'Qdrant ready/desired replicas',
-          },
-          {
-            name: 'Inference',
-            type: 'string',
-            jsonPath: '.status.inferenceReadiness',
-            description: 'Inference ready/desired replicas',
-          },
-          {
-            name: 'Model',
-            type: 'string',
-            jsonPath: '.spec.inference.modelUrl',
-            priority: 1,
-          },
-          {
-            name: 'Canary',
-            type: 'integer',
-            jsonPath: '.status.canary.effectiveWeight',
-            description: 'Percent of the ready inference servers running the canary model',
-            priority: 1,
-          },
-          { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-        ],
-      },
-    ],
   },
 };

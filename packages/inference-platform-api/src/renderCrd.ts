@@ -1,5 +1,5 @@
 import yaml from 'js-yaml';
-import { inferencePlatformCrd } from './crd';
+import { inferencePlatformCrd } from './inferencePlatformCrd';
 import { inferencePlatformRestoreCrd } from './restore';
 
 const render = (crd: unknown) =>
