@@ -108,7 +108,7 @@ async function main() {
     page.on('framenavigated', frame => {
       if (frame === page.mainFrame()) navigations++;
     });
-    const crPath = `/apis/cv.platform.tech/v1alpha1/namespaces/${namespace}/inferenceplatforms/${NAME}`;
+    const crPath = `/apis/cv.platform.tech/v1beta1/namespaces/${namespace}/inferenceplatforms/${NAME}`;
     let navigationsAfterLoad = 0;
 
     await run.check(
@@ -143,10 +143,16 @@ async function main() {
               namespace,
               name: NAME,
               spec: {
-                qdrant: { version: 'v1.9.0', replicas: 1, storageSize: '1Gi' },
+                qdrant: {
+                  version: 'v1.9.0',
+                  replicas: 1,
+                  storage: { size: '1Gi' },
+                },
                 inference: {
                   image: 'cv-platform/inference-service:e2e',
-                  modelUrl: 'https://models.example.com/resnet50-v2-7.onnx',
+                  model: {
+                    url: 'https://models.example.com/resnet50-v2-7.onnx',
+                  },
                   replicas: 1,
                 },
               },
@@ -370,12 +376,14 @@ async function main() {
     );
 
     await run.check(
-      'a canary added with kubectl shows its share live, and Promote makes it the stable model',
+      "a canary added with kubectl at v1alpha1 (converted by the portal's webhook) shows its share live, and Promote makes it the stable model",
       async () => {
         const v2 = 's3://models/resnet50-v2.onnx';
+        // An old client: the API server converts through the conversion
+        // webhook the portal's embedded operator serves.
         const res = await cluster!.api.request(
           'PATCH',
-          crPath,
+          crPath.replace('/v1beta1/', '/v1alpha1/'),
           {
             spec: {
               inference: {
@@ -414,7 +422,7 @@ async function main() {
             return (
               (await page.getByRole('button', { name: 'Promote' }).count()) ===
                 0 &&
-              cr.spec.inference.modelUrl === v2 &&
+              cr.spec.inference.model.url === v2 &&
               cr.spec.inference.collection === 'images-v2' &&
               !cr.spec.inference.canary
             );

@@ -59,7 +59,7 @@ async function main() {
     });
     const namespace = await createTestNamespace(cluster.api, 'e2e');
     const key = `${namespace}/${NAME}`;
-    const crPath = `/apis/cv.platform.tech/v1alpha1/namespaces/${namespace}/inferenceplatforms/${NAME}`;
+    const crPath = `/apis/cv.platform.tech/v1beta1/namespaces/${namespace}/inferenceplatforms/${NAME}`;
     console.log('e2e: starting the backend ...');
     // The repository's catalog locations: the template and the org (guest,
     // ml-platform) the OwnerPicker offers.
@@ -236,9 +236,9 @@ async function main() {
           .fill(String(VALUES.qdrantReplicas));
         await page.getByRole('button', { name: 'Next' }).click();
         await page
-          .locator('#root_inference_modelUrl')
+          .locator('#root_inference_model_url')
           .waitFor({ timeout: 30_000 });
-        await page.locator('#root_inference_modelUrl').fill(VALUES.modelUrl);
+        await page.locator('#root_inference_model_url').fill(VALUES.modelUrl);
         await page.locator('#root_inference_image').fill(VALUES.image);
         await page
           .locator('#root_inference_replicas')
@@ -327,7 +327,11 @@ async function main() {
           metadata: { annotations?: Record<string, string> };
           spec: {
             qdrant: { version: string; replicas: number };
-            inference: { modelUrl: string; image: string; replicas: number };
+            inference: {
+              model: { url: string };
+              image: string;
+              replicas: number;
+            };
           };
         };
         const expect = (what: string, actual: unknown, expected: unknown) => {
@@ -356,8 +360,8 @@ async function main() {
           VALUES.qdrantReplicas,
         );
         expect(
-          'spec.inference.modelUrl',
-          cr.spec.inference.modelUrl,
+          'spec.inference.model.url',
+          cr.spec.inference.model.url,
           VALUES.modelUrl,
         );
         expect('spec.inference.image', cr.spec.inference.image, VALUES.image);

@@ -3,7 +3,7 @@
  * page without a cluster that could hold 1,000 of them on this machine.
  */
 export interface FakePlatform {
-  apiVersion: 'cv.platform.tech/v1alpha1';
+  apiVersion: 'cv.platform.tech/v1beta1';
   kind: 'InferencePlatform';
   metadata: Record<string, any>;
   spec: Record<string, any>;
@@ -16,7 +16,7 @@ export function fakePlatform(i: number): FakePlatform {
   const qdrant = 1 + (i % 3);
   const inference = 1 + (i % 5);
   return {
-    apiVersion: 'cv.platform.tech/v1alpha1',
+    apiVersion: 'cv.platform.tech/v1beta1',
     kind: 'InferencePlatform',
     metadata: {
       name: `platform-${String(i).padStart(4, '0')}`,
@@ -27,12 +27,18 @@ export function fakePlatform(i: number): FakePlatform {
       creationTimestamp: new Date(Date.now() - i * 60_000).toISOString(),
     },
     spec: {
-      qdrant: { version: 'v1.9.0', replicas: qdrant, storageSize: '10Gi' },
+      qdrant: {
+        version: 'v1.9.0',
+        replicas: qdrant,
+        storage: { size: '10Gi' },
+      },
       inference: {
         image: 'cv-platform/inference-service:1.0',
-        modelUrl: `s3://models/${i % 7 === 0 ? 'clip' : 'resnet50'}-v${
-          1 + (i % 4)
-        }.onnx`,
+        model: {
+          url: `s3://models/${i % 7 === 0 ? 'clip' : 'resnet50'}-v${
+            1 + (i % 4)
+          }.onnx`,
+        },
         replicas: inference,
       },
     },

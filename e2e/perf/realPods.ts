@@ -15,7 +15,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
-import { sampleInferencePlatform } from '@cv-platform/inference-platform-api';
+import { sampleInferencePlatform, toV1beta1 } from '@cv-platform/inference-platform-api';
 import {
   ApiRequester,
   LocalCluster,
@@ -173,8 +173,8 @@ async function applyToReady(
     const t0 = Date.now();
     await api.request(
       'POST',
-      `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms`,
-      p,
+      `/apis/cv.platform.tech/v1beta1/namespaces/${ns}/inferenceplatforms`,
+      toV1beta1(p),
     );
     await eventually(
       'Ready',
@@ -182,7 +182,7 @@ async function applyToReady(
         const x = (
           await api.request(
             'GET',
-            `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms/seed`,
+            `/apis/cv.platform.tech/v1beta1/namespaces/${ns}/inferenceplatforms/seed`,
           )
         ).body;
         return x.status?.phase === 'Ready';

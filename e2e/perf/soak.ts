@@ -18,7 +18,7 @@
 import http from 'node:http';
 import path from 'node:path';
 import { LocalCluster } from '@cv-platform/local-cluster';
-import { sampleInferencePlatform } from '@cv-platform/inference-platform-api';
+import { sampleInferencePlatform, toV1beta1 } from '@cv-platform/inference-platform-api';
 import { buildApp, Portal, repoRoot } from '../support/Portal';
 
 interface Args {
@@ -166,8 +166,8 @@ async function main() {
     const platform = sampleInferencePlatform(NAME, NS);
     platform.spec.qdrant.replicas = 1;
     platform.spec.inference.replicas = 1;
-    const platformPath = `/apis/cv.platform.tech/v1alpha1/namespaces/${NS}/inferenceplatforms`;
-    await cluster.request('POST', platformPath, platform);
+    const platformPath = `/apis/cv.platform.tech/v1beta1/namespaces/${NS}/inferenceplatforms`;
+    await cluster.request('POST', platformPath, toV1beta1(platform));
 
     feed = new FeedReader(`${base}/events`, token);
     feed.start();

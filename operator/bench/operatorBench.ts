@@ -21,7 +21,7 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { freePort, LocalCluster } from '@cv-platform/local-cluster';
-import { sampleInferencePlatform, withDefaults } from '@cv-platform/inference-platform-api';
+import { sampleInferencePlatform, toV1beta1, withDefaults } from '@cv-platform/inference-platform-api';
 import {
   inferenceConfigMap,
   inferenceDeployment,
@@ -125,7 +125,7 @@ async function runOnce(cluster: LocalCluster, n: number) {
   const ns = await benchNamespace(cluster, 'bench', n);
   // Warm-up: the API server initialises a CRD's storage and CEL programs on first use.
   const warm = sampleInferencePlatform('warmup', ns);
-  await cluster.request('POST', `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms?dryRun=All`, warm);
+  await cluster.request('POST', `/apis/cv.platform.tech/v1beta1/namespaces/${ns}/inferenceplatforms?dryRun=All`, toV1beta1(warm));
   const operator = await startOperatorProcess(cluster, ns);
   const client = new KubeClient(loadKubeConfig({ kubeconfigPath: cluster.kubeconfigPath }));
   const watch = (ref: (typeof Resources)[keyof typeof Resources]) =>
@@ -179,7 +179,7 @@ async function runOnce(cluster: LocalCluster, n: number) {
   // own rollout does not overlap the first measured platform).
   warm.spec.qdrant.replicas = 1;
   warm.spec.qdrant.storageClassName = 'standard';
-  const w = await cluster.request('POST', `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms`, warm);
+  const w = await cluster.request('POST', `/apis/cv.platform.tech/v1beta1/namespaces/${ns}/inferenceplatforms`, toV1beta1(warm));
   if (w.status >= 300) throw new Error(JSON.stringify(w.body));
   await cluster.until('operator warmed up', async () => observed.platforms.get(ns, 'warmup')?.status?.phase === 'Ready');
 
@@ -195,7 +195,7 @@ async function runOnce(cluster: LocalCluster, n: number) {
     Promise.all(
       round.map(name =>
         limit(async () => {
-          const res = await cluster.request('POST', `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms`, benchPlatform(name, ns));
+          const res = await cluster.request('POST', `/apis/cv.platform.tech/v1beta1/namespaces/${ns}/inferenceplatforms`, toV1beta1(benchPlatform(name, ns)));
           if (res.status >= 300) throw new Error(JSON.stringify(res.body));
           // Created = accepted by the API server (the operator can only react from then on).
           created.set(name, performance.now());

@@ -1,5 +1,5 @@
 import { LocalCluster } from '@cv-platform/local-cluster';
-import { sampleInferencePlatform } from '@cv-platform/inference-platform-api';
+import { sampleInferencePlatform, toV1beta1 } from '@cv-platform/inference-platform-api';
 import { loadKubeConfig } from './kube/loadKubeConfig';
 import { Operator } from './Operator';
 
@@ -27,7 +27,7 @@ describe('operator across an API server restart', () => {
     return p;
   };
   const phase = async (name: string) =>
-    (await cluster.request('GET', `/apis/cv.platform.tech/v1alpha1/namespaces/default/inferenceplatforms/${name}`)).body.status?.phase;
+    (await cluster.request('GET', `/apis/cv.platform.tech/v1beta1/namespaces/default/inferenceplatforms/${name}`)).body.status?.phase;
 
   it('re-establishes its watches and converges changes made while it was down', async () => {
     operator = new Operator({
@@ -37,12 +37,12 @@ describe('operator across an API server restart', () => {
       ...cluster.qdrantUrlTemplates(),
     });
     await operator.start();
-    await cluster.request('POST', '/apis/cv.platform.tech/v1alpha1/namespaces/default/inferenceplatforms', platform('before'));
+    await cluster.request('POST', '/apis/cv.platform.tech/v1beta1/namespaces/default/inferenceplatforms', toV1beta1(platform('before')));
     await cluster.until('before Ready', async () => (await phase('before')) === 'Ready');
 
     const restartsBefore = operator.caches.platforms.restarts;
     await cluster.restart('kube-apiserver');
-    await cluster.request('POST', '/apis/cv.platform.tech/v1alpha1/namespaces/default/inferenceplatforms', platform('after'));
+    await cluster.request('POST', '/apis/cv.platform.tech/v1beta1/namespaces/default/inferenceplatforms', toV1beta1(platform('after')));
     await cluster.until('after Ready', async () => (await phase('after')) === 'Ready', 90_000);
     expect(operator.caches.platforms.restarts).toBeGreaterThan(restartsBefore);
     expect(await phase('before')).toBe('Ready');

@@ -80,7 +80,7 @@ describe('a canary model beside the stable one', () => {
       }, 90_000);
 
       // Promote: the canary's model and collection become the stable ones.
-      await patchPlatform(ns, 'cv', { spec: { inference: { modelUrl: V2, collection: 'images-v2', canary: null } } });
+      await patchPlatform(ns, 'cv', { spec: { inference: { model: { url: V2 }, collection: 'images-v2', canary: null } } });
       await eventually('canary objects gone', async () =>
         (await get(`${apps}/cv-inference-canary`)).status === 404 &&
         (await get(`${services}/cv-inference-canary`)).status === 404 &&

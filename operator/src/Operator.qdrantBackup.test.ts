@@ -193,7 +193,7 @@ describe('Qdrant backups and restores', () => {
       expect(lastScheduleTime).toMatch(/:00Z$/);
       expect(Date.parse(lastScheduleTime)).toBeLessThanOrEqual(Date.parse(history[0].startTime));
       // Suspended: no more scheduled runs, requests still run.
-      await patchPlatform(ns, 'sched', { spec: { qdrant: { backup: { suspend: true } } } });
+      await patchPlatform(ns, 'sched', { spec: { backup: { suspend: true } } });
       await eventually('no next run while suspended', async () => !(await getPlatform(ns, 'sched')).status.backup.nextScheduleTime);
       // Backup ids are start times to the second: requests a second apart.
       for (const [i, at] of ['2026-12-04T09:00:00Z', '2026-12-04T09:00:01Z'].entries()) {

@@ -119,7 +119,7 @@ describe('the Qdrant tier on the API server', () => {
       await waitForPhase(ns, 'grow', 'Ready');
       const before = (await get(stsPath(ns, 'grow'))).body;
 
-      await patchPlatform(ns, 'grow', { spec: { qdrant: { storageSize: '20Gi' } } });
+      await patchPlatform(ns, 'grow', { spec: { qdrant: { storage: { size: '20Gi' } } } });
       const after = await eventually('StatefulSet with 20Gi volumes', async () => {
         const s = (await get(stsPath(ns, 'grow'))).body;
         return s.metadata?.uid !== before.metadata.uid && s.spec?.volumeClaimTemplates?.[0].spec.resources.requests.storage === '20Gi' ? s : undefined;
@@ -146,7 +146,7 @@ describe('the Qdrant tier on the API server', () => {
       await createPlatform(p);
       await start(newOperator(ns));
       await waitForPhase(ns, 'fixed', 'Ready');
-      await patchPlatform(ns, 'fixed', { spec: { qdrant: { storageSize: '20Gi' } } });
+      await patchPlatform(ns, 'fixed', { spec: { qdrant: { storage: { size: '20Gi' } } } });
       const refused = await eventually('ResizeUnsupported', async () => {
         const x = await getPlatform(ns, 'fixed');
         return condition(x, 'ResizeUnsupported') ? x : undefined;
@@ -154,7 +154,7 @@ describe('the Qdrant tier on the API server', () => {
       expect(condition(refused, 'ResizeUnsupported')).toMatchObject({
         status: 'True',
         reason: 'VolumeExpansionRefused',
-        message: 'PersistentVolumeClaim storage-fixed-qdrant-0 (10Gi, StorageClass kwok-volume) below spec.qdrant.storageSize 20Gi: the StorageClass does not allow expansion (new peers get the new size)',
+        message: 'PersistentVolumeClaim storage-fixed-qdrant-0 (10Gi, StorageClass kwok-volume) below spec.qdrant.storage.size 20Gi: the StorageClass does not allow expansion (new peers get the new size)',
       });
       expect((await events(ns, 'VolumeExpansionFailed')).length).toBeGreaterThan(0);
       // New peers get the new size.

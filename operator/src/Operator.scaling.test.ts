@@ -1,5 +1,8 @@
 import { LocalCluster, thirdPartyCrds } from '@cv-platform/local-cluster';
-import { sampleInferencePlatform } from '@cv-platform/inference-platform-api';
+import {
+  sampleInferencePlatform,
+  toV1beta1,
+} from '@cv-platform/inference-platform-api';
 import { loadKubeConfig } from './kube/loadKubeConfig';
 import { Operator } from './Operator';
 
@@ -34,7 +37,7 @@ describe('autoscaling and monitors', () => {
     await o.start();
     return o;
   };
-  const platforms = `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms`;
+  const platforms = `/apis/cv.platform.tech/v1beta1/namespaces/${ns}/inferenceplatforms`;
   const get = (p: string) => cluster.request('GET', p);
   const patch = (name: string, body: unknown) =>
     cluster.request(
@@ -59,7 +62,9 @@ describe('autoscaling and monitors', () => {
       target: 8,
       prometheusServerAddress: 'http://prometheus:9090',
     };
-    expect((await cluster.request('POST', platforms, p)).status).toBe(201);
+    expect(
+      (await cluster.request('POST', platforms, toV1beta1(p))).status,
+    ).toBe(201);
     await cluster.until(
       'AutoscalingUnavailable',
       async () =>
@@ -94,12 +99,14 @@ describe('autoscaling and monitors', () => {
       maxReplicas: 6,
       target: 70,
     };
-    expect((await cluster.request('POST', platforms, p)).status).toBe(201);
+    expect(
+      (await cluster.request('POST', platforms, toV1beta1(p))).status,
+    ).toBe(201);
 
     await cluster.until('HPA', () => exists(hpa));
     expect((await get(hpa)).body.spec).toEqual({
       scaleTargetRef: {
-        apiVersion: 'cv.platform.tech/v1alpha1',
+        apiVersion: 'cv.platform.tech/v1beta1',
         kind: 'InferencePlatform',
         name: 'scaled',
       },
@@ -162,7 +169,7 @@ describe('autoscaling and monitors', () => {
     const so = (await get(scaledObject)).body;
     expect(so.spec).toMatchObject({
       scaleTargetRef: {
-        apiVersion: 'cv.platform.tech/v1alpha1',
+        apiVersion: 'cv.platform.tech/v1beta1',
         kind: 'InferencePlatform',
         name: 'scaled',
       },

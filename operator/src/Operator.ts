@@ -7,6 +7,7 @@ import { Logger, noopLogger } from './logger';
 import { EventRecorder } from './events/EventRecorder';
 import { OperatorMetrics } from './metrics/OperatorMetrics';
 import { LeaderElector } from './leader/LeaderElector';
+import { toOperatorModel } from './runtime/toOperatorModel';
 import { ConversionWebhook, ConversionWebhookOptions } from './webhook/ConversionWebhook';
 import { migrateStoredVersions } from './storage/migrateStoredVersions';
 import { WorkQueue } from './runtime/WorkQueue';
@@ -185,7 +186,9 @@ export class Operator {
       });
     this.mkCache = mk;
     this.caches = {
-      platforms: mk(Resources.inferencePlatforms),
+      // Read at the storage version (no conversion webhook in the way) and
+      // kept in the layout the reconcilers are written against.
+      platforms: mk(Resources.inferencePlatforms, { transform: toOperatorModel }),
       statefulSets: mk(Resources.statefulSets, { labelSelector: owned }),
       deployments: mk(Resources.deployments, { labelSelector: owned }),
       services: mk(Resources.services, { labelSelector: owned }),

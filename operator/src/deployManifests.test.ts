@@ -76,14 +76,28 @@ describe('deploy manifests', () => {
       const rendered = template('--include-crds', '--set', 'rbac.secretNamespaces={team-a}', '--set', 'watchNamespaces={team-a,team-b}');
       const [deployment] = find(rendered, 'Deployment');
       expect(deployment.spec.replicas).toBe(2);
-      expect(deployment.spec.template.spec.containers[0].args).toEqual(['--metrics-port', '8080', '--workers', '4', '--namespace', 'team-a', '--namespace', 'team-b']);
+      expect(deployment.spec.template.spec.containers[0].args).toEqual([
+        '--metrics-port', '8080', '--workers', '4', '--namespace', 'team-a', '--namespace', 'team-b',
+        // Every replica serves the conversion webhook behind the release's webhook Service.
+        '--conversion-webhook-port', '9443', '--conversion-webhook-service', 'ipo-inference-platform-operator-webhook', '--migrate-storage',
+      ]);
+      expect(find(rendered, 'Service').map(s => [s.metadata.name, s.spec.ports[0].port])).toEqual([
+        ['ipo-inference-platform-operator-metrics', 8080],
+        ['ipo-inference-platform-operator-webhook', 443],
+      ]);
       expect(deployment.spec.template.spec.containers[0].image).toBe('ghcr.io/cv-platform/inference-platform-operator:0.1.0');
       expect(find(rendered, 'PodDisruptionBudget')[0].spec.minAvailable).toBe(1);
-      expect(find(rendered, 'Role').map(r => r.metadata.name)).toEqual(['ipo-inference-platform-operator-leader-election']);
+      expect(find(rendered, 'Role').map(r => r.metadata.name)).toEqual([
+        'ipo-inference-platform-operator-leader-election',
+        'ipo-inference-platform-operator-webhook-certificate',
+      ]);
       expect(find(rendered, 'RoleBinding').map(r => `${r.metadata.namespace}/${r.metadata.name}`).sort()).toEqual([
         'cv-platform-system/ipo-inference-platform-operator-leader-election',
+        'cv-platform-system/ipo-inference-platform-operator-webhook-certificate',
         'team-a/ipo-inference-platform-operator-secrets',
       ]);
+      const shippedRoles = docs('operator/operator.yaml').filter(d => d.kind === 'Role');
+      expect(find(rendered, 'Role').map(r => r.rules)).toEqual(shippedRoles.map(r => r.rules));
       // One source of truth for the rules: the manifest the RBAC test runs the operator under.
       const shipped = docs('operator/operator.yaml').filter(d => d.kind === 'ClusterRole');
       const roles = find(rendered, 'ClusterRole');
@@ -102,7 +116,7 @@ describe('deploy manifests', () => {
       expect(find(monitored, 'ServiceMonitor')[0].spec.endpoints).toEqual([{ port: 'metrics', path: '/metrics', interval: '30s' }]);
       const single = template('--set', 'replicaCount=1', '--set', 'leaderElection.enabled=false', '--set', 'metrics.serviceMonitor.enabled=false', '--set', 'metrics.podMonitor.enabled=true');
       expect(find(single, 'PodDisruptionBudget')).toEqual([]);
-      expect(find(single, 'Role')).toEqual([]);
+      expect(find(single, 'Role').map(r => r.metadata.name)).toEqual(['ipo-inference-platform-operator-webhook-certificate']);
       expect(find(single, 'Deployment')[0].spec.template.spec.containers[0].args).toContain('--no-leader-elect');
       expect(find(single, 'PodMonitor')).toHaveLength(1);
       expect(find(single, 'ServiceMonitor')).toEqual([]);

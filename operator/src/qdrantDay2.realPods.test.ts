@@ -1,5 +1,5 @@
 /* eslint-disable no-console */
-import { sampleInferencePlatform } from '@cv-platform/inference-platform-api';
+import { sampleInferencePlatform, toV1beta1 } from '@cv-platform/inference-platform-api';
 import { LocalCluster, eventually, qdrantBinary } from '@cv-platform/local-cluster';
 import { loadKubeConfig } from './kube/loadKubeConfig';
 import { Operator } from './Operator';
@@ -22,7 +22,7 @@ const bin = qdrantBinary();
 let cluster: LocalCluster;
 let operator: Operator;
 
-const platformsPath = `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms`;
+const platformsPath = `/apis/cv.platform.tech/v1beta1/namespaces/${ns}/inferenceplatforms`;
 const platformPath = `${platformsPath}/${name}`;
 const peer = (ordinal: number, path: string) => `/api/v1/namespaces/${ns}/pods/http:${name}-qdrant-${ordinal}:6333/proxy${path}`;
 
@@ -126,7 +126,7 @@ describeWithQdrant('day-2 operations on real Qdrant peers on real pods', () => {
     p.spec.qdrant.storageSize = '1Gi';
     p.spec.qdrant.resources = { requests: { cpu: '100m', memory: '128Mi' } };
     p.spec.inference.replicas = 0;
-    expect((await cluster.request('POST', platformsPath, p)).status).toBe(201);
+    expect((await cluster.request('POST', platformsPath, toV1beta1(p))).status).toBe(201);
     await waitForPhase('Ready', 3);
     await qdrant(0, 'PUT', '/collections/rf2', { vectors: { size: 8, distance: 'Cosine' }, shard_number: 2, replication_factor: 2 });
     await qdrant(0, 'PUT', '/collections/rf2/points?wait=true', { points: points(200) });

@@ -141,7 +141,7 @@ describe('the shipped RBAC', () => {
         // model PVC is deleted), scale down (the PDB goes).
         await patchPlatform(ns, 'rbac', { spec: { qdrant: { replicas: 3 } } });
         await waitForPhase(ns, 'rbac', 'Ready');
-        await patchPlatform(ns, 'rbac', { spec: { qdrant: { storageSize: '20Gi' }, inference: { modelSource: { mode: 'emptyDir' } } } });
+        await patchPlatform(ns, 'rbac', { spec: { qdrant: { storage: { size: '20Gi' } }, inference: { model: { source: { mode: 'emptyDir' } } } } });
         await eventually('grown and model PVC gone', async () =>
           (await get(`/apis/apps/v1/namespaces/${ns}/statefulsets/rbac-qdrant`)).body.spec?.volumeClaimTemplates?.[0].spec.resources.requests.storage === '20Gi' &&
           (await get(`/api/v1/namespaces/${ns}/persistentvolumeclaims/rbac-model`)).status === 404,
@@ -156,7 +156,7 @@ describe('the shipped RBAC', () => {
         await patchPlatform(ns, 'rbac', { spec: { inference: { autoscaling: null } } });
         await eventually('HPA gone', async () => (await get(`/apis/autoscaling/v2/namespaces/${ns}/horizontalpodautoscalers/rbac-inference`)).status === 404);
         // A canary adds a Deployment, a ConfigMap and two Services; removing it deletes them.
-        await patchPlatform(ns, 'rbac', { spec: { inference: { canary: { modelUrl: 's3://models/v2.onnx', weight: 50, collection: 'images-v2' } } } });
+        await patchPlatform(ns, 'rbac', { spec: { inference: { canary: { model: { url: 's3://models/v2.onnx' }, weight: 50, collection: 'images-v2' } } } });
         await eventually('canary', async () => (await get(`/apis/apps/v1/namespaces/${ns}/deployments/rbac-inference-canary`)).status === 200);
         await patchPlatform(ns, 'rbac', { spec: { inference: { canary: null } } });
         await eventually('canary gone', async () =>

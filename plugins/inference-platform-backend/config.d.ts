@@ -88,6 +88,27 @@ export interface Config {
        * the pod's DNS name under the headless Service.
        */
       qdrantPeerUrlTemplate?: string;
+      /**
+       * Serve the CRD's conversion webhook (cv.platform.tech v1alpha1 <->
+       * v1beta1) from this backend and keep its certificate (a Secret in
+       * secretNamespace) and the CRD's clientConfig current. Leave it to the
+       * standalone operator in production; set it where this backend is the
+       * only operator (the dev portal on the local cluster).
+       */
+      conversionWebhook?: {
+        /** HTTPS port; 0 picks a free one. Default: 9443. */
+        port?: number;
+        /** Listen address. Default: all. */
+        host?: string;
+        /** Where the API server calls it, for a backend outside the cluster; `{port}` is filled in, e.g. https://127.0.0.1:{port}/convert. */
+        url?: string;
+        /** The Service in front of this backend that the API server calls instead (in-cluster). */
+        service?: { namespace: string; name: string };
+        /** Namespace of the Secret holding the webhook's certificate. */
+        secretNamespace: string;
+      };
+      /** Once leading, rewrite platforms still stored at v1alpha1 and drop it from the CRD's storedVersions. Default: false. */
+      migrateStorage?: boolean;
       leaderElection?: {
         /** Only the Lease holder reconciles. Default: true. */
         enabled?: boolean;

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import {
   InferencePlatform,
   sampleInferencePlatform,
+  toV1beta1,
 } from '@cv-platform/inference-platform-api';
 import {
   LocalCluster,
@@ -42,7 +43,7 @@ let operator: Operator;
 const s3 = new S3TestServer();
 
 const platformsPath = (name = '') =>
-  `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms${
+  `/apis/cv.platform.tech/v1beta1/namespaces/${ns}/inferenceplatforms${
     name ? `/${name}` : ''
   }`;
 
@@ -225,7 +226,7 @@ describe('the seed sample on real pods', () => {
   const p = () => scaledSeed('image-retrieval-prod', MODEL_URL);
 
   it('goes Ready for real and serves near-duplicate search through its Service', async () => {
-    const res = await cluster.request('POST', platformsPath(), p());
+    const res = await cluster.request('POST', platformsPath(), toV1beta1(p()));
     expect(res.status).toBe(201);
     const ready = await waitForPhase('image-retrieval-prod', 'Ready');
     expect(ready.status.model).toEqual({
@@ -374,17 +375,15 @@ describe('the seed sample on real pods', () => {
         },
       },
       spec: {
-        qdrant: {
-          backup: {
-            schedule: '0 3 * * *',
-            retention: { count: 3 },
-            s3: {
-              bucket: 'backups',
-              prefix: 'qdrant',
-              endpoint: s3.endpoint,
-              region: 'us-east-1',
-              credentialsSecretRef: { name: 'model-store' },
-            },
+        backup: {
+          schedule: '0 3 * * *',
+          retention: { count: 3 },
+          s3: {
+            bucket: 'backups',
+            prefix: 'qdrant',
+            endpoint: s3.endpoint,
+            region: 'us-east-1',
+            credentialsSecretRef: { name: 'model-store' },
           },
         },
       },
@@ -507,7 +506,9 @@ describe('the seed sample on real pods', () => {
     const generation = await deploymentGeneration();
 
     const missing = 's3://models/missing-v2.onnx';
-    await patchPlatform(name, { spec: { inference: { modelUrl: missing } } });
+    await patchPlatform(name, {
+      spec: { inference: { model: { url: missing } } },
+    });
     const degraded = await waitForPhase(name, 'Degraded');
     expect(degraded.status.model).toEqual({
       desired: missing,
@@ -548,7 +549,9 @@ describe('the seed sample on real pods', () => {
         await r?.arrayBuffer();
       }
     })();
-    await patchPlatform(name, { spec: { inference: { modelUrl: MODEL_B } } });
+    await patchPlatform(name, {
+      spec: { inference: { model: { url: MODEL_B } } },
+    });
     const fixed = await waitForPhase(name, 'Ready');
     searching = false;
     await loop;
@@ -578,7 +581,7 @@ describe('the seed sample on real pods', () => {
       tiny.cleanup();
     }
     await patchPlatform(name, {
-      spec: { inference: { modelUrl: 's3://models/tiny.onnx' } },
+      spec: { inference: { model: { url: 's3://models/tiny.onnx' } } },
     });
     const refused = await waitForPhase(name, 'Degraded');
     expect(condition(refused, 'ModelLoaded')).toMatchObject({
@@ -588,7 +591,9 @@ describe('the seed sample on real pods', () => {
     expect(refused.status.message).toMatch(
       /new model produces 8-d embeddings but collection "images" holds 1280-d vectors.*name a new spec\.inference\.collection/,
     );
-    await patchPlatform(name, { spec: { inference: { modelUrl: MODEL_B } } });
+    await patchPlatform(name, {
+      spec: { inference: { model: { url: MODEL_B } } },
+    });
     await waitForPhase(name, 'Ready');
     expect(await serverPods()).toEqual(before);
   });
@@ -651,7 +656,11 @@ describe('the seed sample on real pods', () => {
     await patchPlatform(name, {
       spec: {
         inference: {
-          canary: { modelUrl: CANARY, weight: 50, collection: 'images-canary' },
+          canary: {
+            model: { url: CANARY },
+            weight: 50,
+            collection: 'images-canary',
+          },
         },
       },
     });
@@ -767,7 +776,7 @@ describe('the seed sample on real pods', () => {
       spec: {
         inference: {
           canary: {
-            modelUrl: 's3://models/missing-canary.onnx',
+            model: { url: 's3://models/missing-canary.onnx' },
             weight: 50,
             collection: 'images-canary',
           },
@@ -808,7 +817,8 @@ describe('the seed sample on real pods', () => {
     const broken = smallSeed('broken-model', 's3://models/missing.onnx');
     broken.spec.inference.modelSource!.maxRetries = 1;
     expect(
-      (await cluster.request('POST', platformsPath(), broken)).status,
+      (await cluster.request('POST', platformsPath(), toV1beta1(broken)))
+        .status,
     ).toBe(201);
     const failed = await waitForPhase('broken-model', 'Failed');
     expect(condition(failed, 'ModelLoaded')).toMatchObject({
@@ -833,7 +843,7 @@ describe('the seed sample on real pods', () => {
     const logs = await kubectl('logs', pod.metadata.name, '-c', 'model-loader');
     expect(logs).toMatch(why);
     await patchPlatform('broken-model', {
-      spec: { inference: { modelUrl: MODEL_URL } },
+      spec: { inference: { model: { url: MODEL_URL } } },
     });
     await waitForPhase('broken-model', 'Ready');
   });
@@ -862,7 +872,8 @@ describe('the seed sample on real pods', () => {
       cold.spec.inference.modelSource!.warmupTimeoutSeconds = 5;
       for (const body of [hanging, cold])
         expect(
-          (await cluster.request('POST', platformsPath(), body)).status,
+          (await cluster.request('POST', platformsPath(), toV1beta1(body)))
+            .status,
         ).toBe(201);
 
       const timedOut = await waitForPhase('hanging-store', 'Failed');
@@ -892,7 +903,8 @@ describe('the seed sample on real pods', () => {
     const noImage = smallSeed('no-image', MODEL_URL);
     noImage.spec.inference.image = 'example.com/nothing:1.0';
     expect(
-      (await cluster.request('POST', platformsPath(), noImage)).status,
+      (await cluster.request('POST', platformsPath(), toV1beta1(noImage)))
+        .status,
     ).toBe(201);
     const failed = await waitForPhase('no-image', 'Failed');
     expect(failed.status.message).toMatch(
@@ -906,9 +918,9 @@ describe('the seed sample on real pods', () => {
     const gpu = scaledSeed('gpu-fallback', MODEL_URL);
     gpu.spec.qdrant.replicas = 1;
     gpu.spec.inference.gpu = { count: 1, type: GPU_PRODUCT };
-    expect((await cluster.request('POST', platformsPath(), gpu)).status).toBe(
-      201,
-    );
+    expect(
+      (await cluster.request('POST', platformsPath(), toV1beta1(gpu))).status,
+    ).toBe(201);
     const ready = await waitForPhase('gpu-fallback', 'Ready');
     const servers = await pods(
       'app.kubernetes.io/instance=gpu-fallback,app.kubernetes.io/component=inference',
@@ -965,7 +977,8 @@ describe('the seed sample on real pods', () => {
       target: 50,
     };
     expect(
-      (await cluster.request('POST', platformsPath(), autoscaled)).status,
+      (await cluster.request('POST', platformsPath(), toV1beta1(autoscaled)))
+        .status,
     ).toBe(201);
     await waitForPhase(name, 'Ready');
     const hpaPath = `/apis/autoscaling/v2/namespaces/${ns}/horizontalpodautoscalers/${name}-inference`;

@@ -6,7 +6,13 @@ import {
   testKubeconfigPath,
   testQdrantUrlTemplates,
 } from '@cv-platform/local-cluster';
-import { InferencePlatform, sampleInferencePlatform } from '@cv-platform/inference-platform-api';
+import {
+  API_VERSION,
+  InferencePlatform,
+  InferencePlatformV1beta1,
+  sampleInferencePlatform,
+  toV1beta1,
+} from '@cv-platform/inference-platform-api';
 import { loadKubeConfig } from '../kube/loadKubeConfig';
 import { Operator, OperatorOptions } from '../Operator';
 import { QdrantFleetDouble, podPeerUri } from './qdrantCluster/QdrantFleetDouble';
@@ -14,14 +20,24 @@ import { QdrantFleetDouble, podPeerUri } from './qdrantCluster/QdrantFleetDouble
 export const api = testApi();
 export { eventually };
 
-const PLATFORMS = '/apis/cv.platform.tech/v1alpha1';
+const PLATFORMS = '/apis/cv.platform.tech/v1beta1';
+
+/**
+ * A platform as the API server stores it (v1beta1). Tests shape platforms
+ * in the layout the operator works in (the sample, v1alpha1's) and write
+ * them at the storage version: the shared test cluster runs no conversion
+ * webhook (the webhook has its own test, on its own control plane).
+ */
+export function stored(p: InferencePlatform | InferencePlatformV1beta1): InferencePlatformV1beta1 {
+  return p.apiVersion === API_VERSION ? toV1beta1(p as InferencePlatform) : (p as InferencePlatformV1beta1);
+}
 
 export function platformPath(ns: string, name?: string, sub?: string) {
   return `${PLATFORMS}/namespaces/${ns}/inferenceplatforms${name ? `/${name}` : ''}${sub ? `/${sub}` : ''}`;
 }
 
-export async function createPlatform(p: InferencePlatform): Promise<any> {
-  const res = await api.request('POST', platformPath(p.metadata.namespace!), p);
+export async function createPlatform(p: InferencePlatform | InferencePlatformV1beta1): Promise<any> {
+  const res = await api.request('POST', platformPath(p.metadata.namespace!), stored(p));
   if (res.status >= 300) throw new Error(`create failed: ${JSON.stringify(res.body)}`);
   return res.body;
 }

@@ -156,7 +156,7 @@ export function slimPod(pod: any) {
 }
 
 export const Resources = {
-  inferencePlatforms: { apiVersion: 'cv.platform.tech/v1alpha1', kind: 'InferencePlatform', plural: 'inferenceplatforms', namespaced: true },
+  inferencePlatforms: { apiVersion: 'cv.platform.tech/v1beta1', kind: 'InferencePlatform', plural: 'inferenceplatforms', namespaced: true },
   inferencePlatformRestores: {
     apiVersion: 'cv.platform.tech/v1alpha1',
     kind: 'InferencePlatformRestore',

@@ -212,7 +212,7 @@ describe('warm-up', () => {
     // Served, then lost its readiness (Qdrant went away): not warming up.
     const served = pod('p-3', '2026-12-04T11:00:00Z', { status: 'False', at: '2026-12-04T12:05:00Z' });
     expect(warmupTimeouts([slow, starting, served], 300, now)).toBe(
-      'pod p-1 started more than 300 s ago and is not ready (spec.inference.modelSource.warmupTimeoutSeconds)',
+      'pod p-1 started more than 300 s ago and is not ready (spec.inference.model.source.warmupTimeoutSeconds)',
     );
     expect(warmupTimeouts([starting, served], 300, now)).toBeUndefined();
     expect(warmupDeadlineInMs([starting, served], 300, now)).toBe(241_000);

@@ -172,7 +172,7 @@ export function warmupTimeouts(pods: any[], seconds: number, now: number): strin
     const started = startedUnready(pod);
     return started !== undefined && now - started > seconds * 1000 ? [`pod ${pod.metadata.name}`] : [];
   });
-  return late.length ? `${late.join(', ')} started more than ${seconds} s ago and ${late.length === 1 ? 'is' : 'are'} not ready (spec.inference.modelSource.warmupTimeoutSeconds)` : undefined;
+  return late.length ? `${late.join(', ')} started more than ${seconds} s ago and ${late.length === 1 ? 'is' : 'are'} not ready (spec.inference.model.source.warmupTimeoutSeconds)` : undefined;
 }
 
 /** When the next starting server's warm-up deadline passes, to look again then. */
@@ -603,7 +603,7 @@ export function computeStatus(
       type: ConditionType.ResizeUnsupported,
       status: 'True',
       reason: Reason.VolumeExpansionRefused,
-      message: `${small.join(', ')} below spec.qdrant.storageSize ${spec.qdrant.storageSize}: the StorageClass does not allow expansion (new peers get the new size)`,
+      message: `${small.join(', ')} below spec.qdrant.storage.size ${spec.qdrant.storageSize}: the StorageClass does not allow expansion (new peers get the new size)`,
     });
   }
   const singleCopy = (clusterView?.collections ?? []).filter(c => (c.replicationFactor ?? 1) < 2).map(c => c.name);

@@ -1,10 +1,15 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import tls from 'node:tls';
 import { LocalCluster, eventually, freePort } from '@cv-platform/local-cluster';
 import {
   V1ALPHA1_FIELDS_ANNOTATION,
-  inferencePlatformCrdV1beta1,
+  inferencePlatformCrd,
   sampleInferencePlatform,
 } from '@cv-platform/inference-platform-api';
+import yaml from 'js-yaml';
+import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../kube/KubeClient';
 import { loadKubeConfig } from '../kube/loadKubeConfig';
 import { migrateStoredVersions } from '../storage/migrateStoredVersions';
@@ -15,6 +20,69 @@ jest.setTimeout(300_000);
 const CRD = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/inferenceplatforms.cv.platform.tech';
 const at = (version: string, ns: string, name?: string) =>
   `/apis/cv.platform.tech/${version}/namespaces/${ns}/inferenceplatforms${name ? `/${name}` : ''}`;
+
+const manifests = yaml.loadAll(
+  fs.readFileSync(path.resolve(__dirname, '../../../deploy/operator/operator.yaml'), 'utf8'),
+) as any[];
+const doc = (kind: string, name: string) => manifests.find(d => d.kind === kind && d.metadata.name === name);
+
+/** "verb group/resource[/subresource]" of one request, as the RBAC authorizer sees it. */
+function permission(method: string, urlPath: string): string {
+  const parts = urlPath.split('?')[0].split('/').filter(Boolean);
+  let rest = parts.slice(parts[0] === 'api' ? 2 : 3);
+  if (rest[0] === 'namespaces' && rest.length > 2) rest = rest.slice(2);
+  const [resource, name, sub] = rest;
+  const verbs: Record<string, string> = { GET: name ? 'get' : 'list', POST: 'create', PUT: 'update', PATCH: 'patch' };
+  return `${verbs[method]} ${parts[0] === 'api' ? '' : parts[1]}/${resource}${sub ? `/${sub}` : ''}`;
+}
+
+/** A client with the shipped webhook rules only (bound to a service account of ns), recording what it uses. */
+async function webhookClient(cluster: LocalCluster, ns: string) {
+  const mk = async (p: string, body: any) => {
+    const r = await cluster.request('POST', p, body);
+    if (r.status >= 300) throw new Error(`${p}: ${JSON.stringify(r.body)}`);
+    return r.body;
+  };
+  const role = doc('ClusterRole', 'inference-platform-operator-webhook');
+  const certRole = doc('Role', 'inference-platform-operator-webhook-certificate');
+  const sa = { kind: 'ServiceAccount', name: 'operator', namespace: ns };
+  const rbac = '/apis/rbac.authorization.k8s.io/v1';
+  await mk(`/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'operator' } });
+  await mk(`${rbac}/clusterroles`, { ...role, metadata: { name: 'webhook' } });
+  await mk(`${rbac}/clusterrolebindings`, {
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'webhook' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'webhook' }, subjects: [sa],
+  });
+  await mk(`${rbac}/namespaces/${ns}/roles`, { ...certRole, metadata: { name: 'webhook-certificate', namespace: ns } });
+  await mk(`${rbac}/namespaces/${ns}/rolebindings`, {
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'webhook-certificate' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'webhook-certificate' }, subjects: [sa],
+  });
+  const token = (await mk(`/api/v1/namespaces/${ns}/serviceaccounts/operator/token`, {
+    apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 },
+  })).status.token;
+  const admin = new KubeConfig();
+  admin.loadFromFile(cluster.kubeconfigPath);
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromOptions({
+    clusters: [{ ...admin.getCurrentCluster()!, name: 'local' }],
+    users: [{ name: 'operator', token }],
+    contexts: [{ name: 'operator', cluster: 'local', user: 'operator' }],
+    currentContext: 'operator',
+  });
+  const client = new KubeClient(kubeConfig);
+  const used = new Set<string>();
+  const request = client.request.bind(client);
+  client.request = (async (method: string, p: string, ...rest: any[]) => {
+    used.add(permission(method, p));
+    return (request as any)(method, p, ...rest);
+  }) as typeof client.request;
+  const granted = new Set<string>();
+  for (const r of [...role.rules, ...certRole.rules]) {
+    for (const g of r.apiGroups) for (const res of r.resources) for (const v of r.verbs) granted.add(`${v} ${g}/${res}`);
+  }
+  return { client, used, granted };
+}
 
 /** The certificate a TLS server presents, as its SHA-256 fingerprint. */
 function servedFingerprint(port: number): Promise<string> {
@@ -30,18 +98,34 @@ function servedFingerprint(port: number): Promise<string> {
 describe('the conversion webhook on a local control plane', () => {
   let cluster: LocalCluster;
   let client: KubeClient;
+  let admin: KubeClient;
+  let used: Set<string>;
+  let granted: Set<string>;
   let webhook: ConversionWebhook | undefined;
+  let crdDir: string;
   const ns = 'conversion';
 
   beforeAll(async () => {
-    cluster = await LocalCluster.start({ log: () => {} });
-    client = new KubeClient(loadKubeConfig({ kubeconfigPath: cluster.kubeconfigPath }));
+    // The CRD as v1alpha1 shipped it: one version, nothing to convert.
+    const previous = structuredClone(inferencePlatformCrd) as any;
+    previous.spec.versions = previous.spec.versions
+      .filter((v: any) => v.name === 'v1alpha1')
+      .map((v: any) => ({ ...v, storage: true }));
+    delete previous.spec.conversion;
+    crdDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crds-'));
+    fs.writeFileSync(path.join(crdDir, 'crd.yaml'), JSON.stringify(previous));
+    cluster = await LocalCluster.start({ log: () => {}, crdDir });
     await cluster.request('POST', '/api/v1/namespaces', { metadata: { name: ns } });
+    // The webhook and the migration run with the shipped rules and nothing else.
+    ({ client, used, granted } = await webhookClient(cluster, ns));
+    admin = new KubeClient(loadKubeConfig({ kubeconfigPath: cluster.kubeconfigPath }));
   });
   afterAll(async () => {
     await webhook?.stop();
     client?.close();
+    admin?.close();
     await cluster?.stop();
+    fs.rmSync(crdDir, { recursive: true, force: true });
   });
 
   it('serves v1alpha1 and v1beta1 of the same objects, refuses what it cannot convert, rotates its certificate while reads go on, and migrates storage', async () => {
@@ -51,8 +135,8 @@ describe('the conversion webhook on a local control plane', () => {
     custom.spec.inference.readinessProbePath = '/healthz';
     for (const p of [seed, custom]) expect((await cluster.request('POST', at('v1alpha1', ns), p)).status).toBe(201);
 
-    // The next CRD: v1beta1 stored, the webhook converting; the operator points it at itself.
-    await cluster.installCrd(inferencePlatformCrdV1beta1);
+    // This release's CRD: v1beta1 stored, the webhook converting; the operator points it at itself.
+    await cluster.installCrd(inferencePlatformCrd);
     const port = await freePort();
     webhook = new ConversionWebhook(client, {
       port,
@@ -98,7 +182,7 @@ describe('the conversion webhook on a local control plane', () => {
       ['v1alpha1', 'modelUrl'],
       ['v1beta1', 'model'],
     ]) {
-      const table = await client.request('GET', at(v, ns), undefined, 'application/json', undefined, {
+      const table = await admin.request('GET', at(v, ns), undefined, 'application/json', undefined, {
         Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
       });
       const columns = table.columnDefinitions.map((c: any) => c.name);
@@ -107,7 +191,9 @@ describe('the conversion webhook on a local control plane', () => {
         seed.spec.inference.modelUrl,
         seed.spec.inference.modelUrl,
       ]);
-      const openapi = await client.request('GET', `/openapi/v3/apis/cv.platform.tech/${v}`);
+      // Published a moment after the CRD changes.
+      const reader = admin;
+      const openapi = await eventually(`OpenAPI v3 of ${v}`, () => reader.request<any>('GET', `/openapi/v3/apis/cv.platform.tech/${v}`));
       const inference = openapi.components.schemas[`tech.platform.cv.${v}.InferencePlatform`].properties.spec.properties.inference;
       expect(inference.properties[modelField].description).toMatch(/model/i);
     }
@@ -184,7 +270,7 @@ describe('the conversion webhook on a local control plane', () => {
     expect(bundleAfter.match(/BEGIN CERTIFICATE/g)).toHaveLength(2);
 
     // Storage: v1alpha1 is still stored, so a CRD without it is refused ...
-    const v1beta1Only = structuredClone(inferencePlatformCrdV1beta1) as any;
+    const v1beta1Only = structuredClone(inferencePlatformCrd) as any;
     v1beta1Only.spec.versions = v1beta1Only.spec.versions.filter((v: any) => v.name === 'v1beta1');
     delete v1beta1Only.spec.conversion;
     const early = await cluster.request('PUT', CRD, {
@@ -210,5 +296,8 @@ describe('the conversion webhook on a local control plane', () => {
     const after = (await cluster.request('GET', at('v1beta1', ns, 'custom-probe'))).body;
     expect(after.spec.inference.model.url).toBe(seed.spec.inference.modelUrl);
     expect(after.metadata.annotations[V1ALPHA1_FIELDS_ANNOTATION]).toBe('{"inference":{"readinessProbePath":"/healthz"}}');
+
+    // Exactly the shipped rules were used: none missing (nothing was refused), none spare.
+    expect([...used].sort()).toEqual([...granted].sort());
   });
 });

@@ -16,6 +16,7 @@ export interface ConversionWebhookOptions {
    * How the API server reaches the webhook: a URL (an operator outside the
    * cluster, e.g. on the control plane's host: https://127.0.0.1:9443/convert)
    * or, by default, the webhook Service in the operator's namespace.
+   * `{port}` is filled in with the port it listens on (for port 0).
    */
   url?: string;
   service?: { namespace: string; name: string; port?: number };
@@ -145,7 +146,7 @@ export class ConversionWebhook {
 
   private hosts(): { dnsNames: string[]; ipAddresses: string[] } {
     if (this.options.url) {
-      const host = new URL(this.options.url).hostname.replace(/^\[|\]$/g, '');
+      const host = new URL(this.options.url.replace('{port}', '1')).hostname.replace(/^\[|\]$/g, '');
       return /^[0-9.]+$|:/.test(host) ? { dnsNames: [], ipAddresses: [host] } : { dnsNames: [host], ipAddresses: [] };
     }
     const svc = this.service();
@@ -236,14 +237,13 @@ export class ConversionWebhook {
       return;
     }
     const bundle = Buffer.from(caBundle).toString('base64');
-    const clientConfig = this.options.url
-      ? { url: this.options.url, service: null, caBundle: bundle }
-      : { url: null, service: this.service(), caBundle: bundle };
+    const url = this.options.url?.replace('{port}', String(this.port));
+    const clientConfig = url ? { url, service: null, caBundle: bundle } : { url: null, service: this.service(), caBundle: bundle };
     const live = conversion.webhook?.clientConfig ?? {};
     const same =
       live.caBundle === bundle &&
-      (this.options.url
-        ? live.url === this.options.url && !live.service
+      (url
+        ? live.url === url && !live.service
         : !live.url && JSON.stringify(live.service) === JSON.stringify(this.service()));
     if (!same) {
       await this.client.mergePatch(path, { spec: { conversion: { webhook: { clientConfig } } } });

@@ -75,18 +75,12 @@ const crd = (versions: unknown[], conversion?: unknown) => ({
   },
 });
 
-/** The CRD as deployed today: v1alpha1 only (deploy/crds, the Helm chart). */
-export const inferencePlatformCrd = crd([
-  version(VERSION, true, inferencePlatformSchema, '.spec.inference.modelUrl'),
-]);
-
 /**
- * The next CRD: v1beta1 stored, v1alpha1 still served and converted by the
- * operator's webhook (losslessly: see conversion/convertPlatform.ts), which
- * also writes the clientConfig and caBundle. It replaces the deployed one
- * once the portal and the operator read and write v1beta1.
+ * v1beta1 is stored; v1alpha1 is still served, converted by the operator's
+ * webhook (losslessly: see conversion/convertPlatform.ts), which also writes
+ * the clientConfig (its Service, or a URL) and the caBundle.
  */
-export const inferencePlatformCrdV1beta1 = crd(
+export const inferencePlatformCrd = crd(
   [
     version(VERSION, false, inferencePlatformSchema, '.spec.inference.modelUrl'),
     version(VERSION_V1BETA1, true, inferencePlatformSchemaV1beta1, '.spec.inference.model.url'),

@@ -1,5 +1,7 @@
 import { inferencePlatformSchema, JSONSchemaProps } from './crd';
 import { InferencePlatformSpec, InferencePlatformStatus } from './types';
+import { InferencePlatformSpecV1beta1 } from './v1beta1/types';
+import { inferencePlatformSchemaV1beta1 } from './v1beta1/schema';
 
 /** Every optional field required, recursively: an example of this type sets every field. */
 type DeepRequired<T> = T extends Array<infer U>
@@ -69,6 +71,40 @@ const fullSpec: DeepRequired<InferencePlatformSpec> = {
     autoscaling: { minReplicas: 1, maxReplicas: 4, metric: 'queueDepth', target: 8, prometheusServerAddress: 'http://prometheus:9090' },
     canary: { modelUrl: 's3://m/model-v2.onnx', weight: 20, collection: 'images-v2' },
   },
+};
+
+const fullSpecV1beta1: DeepRequired<InferencePlatformSpecV1beta1> = {
+  qdrant: {
+    version: 'v1.14.1',
+    replicas: 3,
+    storage: { className: 'gp2', size: '10Gi' },
+    image: 'qdrant/qdrant',
+    resources: { requests: { cpu: '1' }, limits: { cpu: '2' } },
+    apiKeySecretRef: { name: 's', key: 'api-key' },
+    replicationFactor: 2,
+    allowDowntime: false,
+    onLeaderChange: 'Ignore',
+    rebalance: true,
+  },
+  inference: {
+    image: 'i',
+    model: {
+      url: 's3://m/model.onnx',
+      update: 'HotReload',
+      source: fullSpec.inference.modelSource,
+    },
+    replicas: 1,
+    resources: { requests: { cpu: '1' }, limits: { cpu: '2' } },
+    gpu: { count: 1, type: 't' },
+    port: 8080,
+    collection: 'images',
+    batching: { maxSize: 16, maxLatencyMs: 5 },
+    progressDeadlineSeconds: 600,
+    serviceAccountName: 'sa',
+    autoscaling: fullSpec.inference.autoscaling,
+    canary: { model: { url: 's3://m/model-v2.onnx' }, weight: 20, collection: 'images-v2' },
+  },
+  backup: fullSpec.qdrant.backup,
 };
 
 const fullStatus: DeepRequired<InferencePlatformStatus> = {
@@ -179,6 +215,27 @@ describe('TypeScript types against the CRD schema', () => {
     const fromType = new Set<string>();
     valuePaths(example, root, fromType, maps);
     expect([...fromType].sort()).toEqual([...fromSchema].sort());
+  });
+
+  it.each([
+    ['spec', fullSpecV1beta1],
+    ['status', fullStatus],
+  ] as const)('%s at v1beta1 has exactly the fields of the schema', (root, example) => {
+    const fromSchema = new Set<string>();
+    const maps = new Set<string>();
+    schemaPaths(inferencePlatformSchemaV1beta1.properties![root], root, fromSchema, maps);
+    const fromType = new Set<string>();
+    valuePaths(example, root, fromType, maps);
+    expect([...fromType].sort()).toEqual([...fromSchema].sort());
+  });
+
+  it('marks as required at v1beta1 exactly what the types require', () => {
+    const spec = inferencePlatformSchemaV1beta1.properties!.spec;
+    expect(spec.required).toEqual(['qdrant', 'inference']);
+    expect(spec.properties!.qdrant.required).toEqual(['version']);
+    expect(spec.properties!.inference.required).toEqual(['image', 'model']);
+    expect(spec.properties!.inference.properties!.model.required).toEqual(['url']);
+    expect(spec.properties!.inference.properties!.canary.required).toEqual(['model', 'weight', 'collection']);
   });
 
   it('marks as required in the schema exactly what the types require', () => {

@@ -377,7 +377,12 @@ export interface ObjectMeta {
 }
 
 export interface InferencePlatform {
-  apiVersion: typeof API_VERSION;
+  /**
+   * cv.platform.tech/v1alpha1 as served. The operator keeps platforms it
+   * reads at v1beta1 in this layout under the version it read them at (what
+   * its owner references, Events and status writes name).
+   */
+  apiVersion: string;
   kind: typeof KIND;
   metadata: ObjectMeta;
   spec: InferencePlatformSpec;

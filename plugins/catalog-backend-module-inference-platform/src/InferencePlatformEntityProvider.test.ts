@@ -9,7 +9,7 @@ import {
   testQdrantUrlTemplates,
 } from '@cv-platform/local-cluster';
 import { loadKubeConfig, Operator } from '@cv-platform/operator';
-import { sampleInferencePlatform } from '@cv-platform/inference-platform-api';
+import { sampleInferencePlatform, toV1beta1 } from '@cv-platform/inference-platform-api';
 import { InferencePlatformEntityProvider } from './InferencePlatformEntityProvider';
 
 jest.setTimeout(60_000);
@@ -54,7 +54,7 @@ describe('InferencePlatformEntityProvider', () => {
       'cv.platform.tech/owner': 'group:default/vision',
       'cv.platform.tech/catalog-entity': 'component:default/image-search',
     };
-    await api.request('POST', `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms`, p);
+    await api.request('POST', `/apis/cv.platform.tech/v1beta1/namespaces/${ns}/inferenceplatforms`, toV1beta1(p));
     const published = await eventually('entity published', async () => {
       const last = mutations[mutations.length - 1];
       return last?.type === 'full' && last.entities.length === 1 ? last.entities[0].entity : undefined;
@@ -78,7 +78,7 @@ describe('InferencePlatformEntityProvider', () => {
       },
     });
 
-    await api.request('DELETE', `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms/search`);
+    await api.request('DELETE', `/apis/cv.platform.tech/v1beta1/namespaces/${ns}/inferenceplatforms/search`);
     await eventually('entity removed', async () => {
       const last = mutations[mutations.length - 1];
       return last?.type === 'full' && last.entities.length === 0;

@@ -18,7 +18,7 @@ import path from 'node:path';
 import express from 'express';
 import { LocalCluster } from '@cv-platform/local-cluster';
 import { loadKubeConfig, Operator } from '@cv-platform/operator';
-import { sampleInferencePlatform } from '@cv-platform/inference-platform-api';
+import { sampleInferencePlatform, toV1beta1 } from '@cv-platform/inference-platform-api';
 import { PlatformFeed } from '../src/service/PlatformFeed';
 
 const CHANGES = 20;
@@ -66,7 +66,7 @@ async function run(
     sent.set(seq, process.hrtime.bigint());
     await cluster.request(
       'PATCH',
-      `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms/bench`,
+      `/apis/cv.platform.tech/v1beta1/namespaces/${ns}/inferenceplatforms/bench`,
       { metadata: { labels: { 'bench-seq': String(seq) } } },
       'application/merge-patch+json',
     );
@@ -122,7 +122,7 @@ async function main() {
   try {
     await operator.start();
     const p = sampleInferencePlatform('bench', ns);
-    await cluster.request('POST', `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms`, p);
+    await cluster.request('POST', `/apis/cv.platform.tech/v1beta1/namespaces/${ns}/inferenceplatforms`, toV1beta1(p));
     const feed = new PlatformFeed(operator);
     const app = express();
     app.get('/events', (req, res) => feed.connect(req, res));

@@ -24,7 +24,7 @@ import {
   testKubeconfigPath,
   testQdrantUrlTemplates,
 } from '@cv-platform/local-cluster';
-import { sampleInferencePlatform } from '@cv-platform/inference-platform-api';
+import { sampleInferencePlatform, toV1beta1 } from '@cv-platform/inference-platform-api';
 import { permissionsRegistryServiceFactory } from '@backstage/backend-defaults/permissionsRegistry';
 import request from 'supertest';
 import { inferencePlatformPlugin } from './plugin';
@@ -65,11 +65,11 @@ async function backend(features: any[] = [], extraConfig: Record<string, unknown
   return b;
 }
 
-const crPath = (name: string) => `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms/${name}`;
+const crPath = (name: string) => `/apis/cv.platform.tech/v1beta1/namespaces/${ns}/inferenceplatforms/${name}`;
 
 function createBody(name: string, mutate: (b: any) => void = () => {}) {
-  const p = sampleInferencePlatform(name, ns);
-  const body: any = { namespace: ns, name, spec: p.spec };
+  // The backend speaks the storage version, v1beta1.
+  const body: any = { namespace: ns, name, spec: toV1beta1(sampleInferencePlatform(name, ns)).spec };
   body.spec.qdrant.replicas = 1;
   body.spec.inference.replicas = 1;
   mutate(body);
@@ -244,7 +244,7 @@ describe('inference-platform backend against a real cluster', () => {
       });
     const { server } = await startTestBackend({ features: [inferencePlatformPlugin, clusterConfig('local')] });
     await eventually('synced', async () => (await request(server).get('/api/inference-platform/health')).body.operator?.synced === true);
-    expect((await api.request('POST', `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms`, sampleInferencePlatform('via-cluster-config', ns))).status).toBe(201);
+    expect((await api.request('POST', `/apis/cv.platform.tech/v1beta1/namespaces/${ns}/inferenceplatforms`, toV1beta1(sampleInferencePlatform('via-cluster-config', ns)))).status).toBe(201);
     await eventually('listed', async () =>
       (await request(server).get('/api/inference-platform/platforms').set('Authorization', mockCredentials.user.header())).body.items?.some(
         (i: any) => i.platform.metadata.name === 'via-cluster-config',
@@ -264,9 +264,9 @@ describe('inference-platform backend against a real cluster', () => {
     const rejected = await request(server)
       .post('/api/inference-platform/platforms')
       .set('Authorization', auth)
-      .send(createBody('badsize', b => (b.spec.qdrant.storageSize = 'lots')));
+      .send(createBody('badsize', b => (b.spec.qdrant.storage.size = 'lots')));
     expect(rejected.status).toBe(400);
-    expect(rejected.body.error.message).toMatch(/spec\.qdrant\.storageSize: Invalid value: "lots"/);
+    expect(rejected.body.error.message).toMatch(/spec\.qdrant\.storage\.size: Invalid value: "lots"/);
 
     const emptyPatch = await request(server).patch(`/api/inference-platform/platforms/${ns}/x`).set('Authorization', auth).send({});
     expect(emptyPatch.status).toBe(400);
@@ -502,7 +502,7 @@ describe('backups and restores through the backend', () => {
   async function createPlatform(name: string, opts: { backup?: boolean; history?: BackupRecord[] } = {}) {
     const p = sampleInferencePlatform(name, ns);
     if (opts.backup !== false) p.spec.qdrant.backup = backupSpec;
-    const created = await api.request('POST', `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms`, p);
+    const created = await api.request('POST', `/apis/cv.platform.tech/v1beta1/namespaces/${ns}/inferenceplatforms`, toV1beta1(p));
     expect(created.status).toBe(201);
     if (opts.history) {
       const status = await api.request(
@@ -531,11 +531,11 @@ describe('backups and restores through the backend', () => {
     expect(Date.parse(asked.body.requestedAt)).toBeGreaterThanOrEqual(before - 1000);
     const cr = await api.request('GET', crPath('nightly'));
     expect(cr.body.metadata.annotations[BACKUP_REQUESTED_ANNOTATION]).toBe(asked.body.requestedAt);
-    expect(cr.body.spec.qdrant.backup).toEqual(backupSpec);
+    expect(cr.body.spec.backup).toEqual(backupSpec);
 
     const unconfigured = await request(server).post(`/api/inference-platform/platforms/${ns}/plain/backups`).set('Authorization', auth);
     expect(unconfigured.status).toBe(409);
-    expect(unconfigured.body.error.message).toMatch(/has no spec\.qdrant\.backup/);
+    expect(unconfigured.body.error.message).toMatch(/has no spec\.backup/);
     expect((await api.request('GET', crPath('plain'))).body.metadata.annotations?.[BACKUP_REQUESTED_ANNOTATION]).toBeUndefined();
 
     const missing = await request(server).post(`/api/inference-platform/platforms/${ns}/nope/backups`).set('Authorization', auth);
@@ -572,7 +572,7 @@ describe('backups and restores through the backend', () => {
     expect(first.body.metadata.name).toMatch(/^restored-restore-[a-z0-9]{5}$/);
     expect(first.body.spec).toEqual({ platformName: 'restored', backupId: '20240502-030000', collections: ['images'] });
     expect(first.body.metadata.ownerReferences).toEqual([
-      { apiVersion: 'cv.platform.tech/v1alpha1', kind: 'InferencePlatform', name: 'restored', uid: platform.metadata.uid },
+      { apiVersion: 'cv.platform.tech/v1beta1', kind: 'InferencePlatform', name: 'restored', uid: platform.metadata.uid },
     ]);
     // creationTimestamp has a one-second resolution.
     await new Promise(r => setTimeout(r, 1100));

@@ -12,7 +12,7 @@ import {
   testQdrantUrlTemplates,
 } from '@cv-platform/local-cluster';
 import { loadKubeConfig, Operator } from '@cv-platform/operator';
-import { sampleInferencePlatform } from '@cv-platform/inference-platform-api';
+import { sampleInferencePlatform, toV1beta1 } from '@cv-platform/inference-platform-api';
 import request from 'supertest';
 import { inferencePlatformPlugin } from './plugin';
 
@@ -117,7 +117,7 @@ describe("the portal's least-privilege ClusterRole", () => {
     const created = await request(server)
       .post('/api/inference-platform/platforms')
       .set('Authorization', auth)
-      .send({ namespace: ns, name: 'viewed', spec: p.spec });
+      .send({ namespace: ns, name: 'viewed', spec: toV1beta1(p).spec });
     expect(created.status).toBe(201);
     const detail = await eventually('Ready, pods and volume seen', async () => {
       const r = await get(`/platforms/${ns}/viewed`);

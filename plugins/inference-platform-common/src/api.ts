@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import {
-  InferencePlatform,
   InferencePlatformRestore,
+  InferencePlatformV1beta1,
 } from '@cv-platform/inference-platform-api';
+
+/** Platforms as the backend serves them: the storage version, cv.platform.tech/v1beta1. */
+type InferencePlatform = InferencePlatformV1beta1;
 
 /**
  * The REST and SSE contract between the inference-platform backend plugin
@@ -15,7 +18,7 @@ import {
  *   PATCH  /platforms/:namespace/:name     PatchPlatformRequest  -> 200 InferencePlatform
  *   DELETE /platforms/:namespace/:name     -> 204
  *   POST   /platforms/:namespace/:name/backups   -> 202 BackupRequested ("back up now";
- *          409 when the platform has no spec.qdrant.backup)
+ *          409 when the platform has no spec.backup)
  *   GET    /platforms/:namespace/:name/restores  -> RestoreList (newest first)
  *   GET    /platforms/:namespace/:name/objects/:kind/:objectName -> the object as the API server has it
  *          now, without managedFields (the platform itself or one of detail.objects)
@@ -161,14 +164,19 @@ export const createPlatformRequestSchema = z.object({
       .object({
         version: z.string().min(1),
         replicas: z.number().int().optional(),
-        storageClassName: z.string().optional(),
-        storageSize: quantity.optional(),
+        storage: z
+          .object({
+            size: quantity.optional(),
+            className: z.string().optional(),
+          })
+          .passthrough()
+          .optional(),
       })
       .passthrough(),
     inference: z
       .object({
         image: z.string().min(1),
-        modelUrl: z.string().min(1),
+        model: z.object({ url: z.string().min(1) }).passthrough(),
         replicas: z.number().int().optional(),
         resources: z
           .object({
@@ -184,6 +192,7 @@ export const createPlatformRequestSchema = z.object({
           .optional(),
       })
       .passthrough(),
+    backup: z.object({}).passthrough().optional(),
   }),
 });
 export type CreatePlatformRequest = z.infer<typeof createPlatformRequestSchema>;
@@ -210,12 +219,18 @@ export const patchPlatformRequestSchema = z
     inference: z
       .object({
         replicas: z.number().int().optional(),
-        modelUrl: z.string().min(1).optional(),
+        model: z
+          .object({ url: z.string().min(1) })
+          .strict()
+          .optional(),
         collection: collectionName().optional(),
         /** A merge patch: null removes the canary (roll back), fields change it. */
         canary: z
           .object({
-            modelUrl: z.string().min(1).optional(),
+            model: z
+              .object({ url: z.string().min(1) })
+              .strict()
+              .optional(),
             weight: z.number().int().min(0).max(100).optional(),
             collection: collectionName().optional(),
           })

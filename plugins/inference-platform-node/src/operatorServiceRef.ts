@@ -128,6 +128,8 @@ export function createEmbeddedOperator(
     logger: operatorLogger(logger.child({ component: 'operator' })),
     credentialRefreshMs: secondsToMs(k8s?.getOptionalNumber('credentialRefreshSeconds')),
     watchTimeoutSeconds: k8s?.getOptionalNumber('watchTimeoutSeconds'),
+    conversionWebhook: conversionWebhook(op?.getOptionalConfig('conversionWebhook')),
+    migrateStorage: op?.getOptionalBoolean('migrateStorage'),
   }));
   return { operator };
 }
@@ -139,6 +141,18 @@ function configured(make: () => Operator): Operator {
   } catch (e) {
     throw new InputError(`inferencePlatform.operator: ${e instanceof Error ? e.message : e}`);
   }
+}
+
+function conversionWebhook(c: ReturnType<RootConfigService['getOptionalConfig']>) {
+  if (!c) return undefined;
+  const service = c.getOptionalConfig('service');
+  return {
+    port: c.getOptionalNumber('port'),
+    host: c.getOptionalString('host'),
+    url: c.getOptionalString('url'),
+    service: service ? { namespace: service.getString('namespace'), name: service.getString('name') } : undefined,
+    secretNamespace: c.getString('secretNamespace'),
+  };
 }
 
 function qdrantAccess(value: string | undefined): 'direct' | 'apiServerProxy' | undefined {

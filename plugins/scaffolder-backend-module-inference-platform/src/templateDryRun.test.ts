@@ -111,12 +111,14 @@ describe('the inference-platform template, dry-run through the scaffolder backen
     name: 'vision',
     namespace: ns,
     owner: 'group:default/ml-platform',
-    qdrant: { version: 'v1.14.1', replicas: 3, storageSize: '20Gi' },
+    qdrant: { version: 'v1.14.1', replicas: 3, storage: { size: '20Gi' } },
     inference: {
-      modelUrl: 's3://models/resnet50-v2-7.onnx',
+      model: {
+        url: 's3://models/resnet50-v2-7.onnx',
+        source: { mode: 'emptyDir', sizeLimit: '1Gi' },
+      },
       image: 'my-repo/cv-inference:latest',
       replicas: 2,
-      modelSource: { mode: 'emptyDir', sizeLimit: '1Gi' },
       resources: {
         requests: { cpu: '1', memory: '2Gi' },
         limits: { cpu: '2', memory: '4Gi' },
@@ -129,7 +131,7 @@ describe('the inference-platform template, dry-run through the scaffolder backen
   });
 
   const expectedCr = () => ({
-    apiVersion: 'cv.platform.tech/v1alpha1',
+    apiVersion: 'cv.platform.tech/v1beta1',
     kind: 'InferencePlatform',
     metadata: {
       name: 'vision',
@@ -137,12 +139,14 @@ describe('the inference-platform template, dry-run through the scaffolder backen
       annotations: { 'cv.platform.tech/owner': 'group:default/ml-platform' },
     },
     spec: {
-      qdrant: { version: 'v1.14.1', replicas: 3, storageSize: '20Gi' },
+      qdrant: { version: 'v1.14.1', replicas: 3, storage: { size: '20Gi' } },
       inference: {
-        modelUrl: 's3://models/resnet50-v2-7.onnx',
+        model: {
+          url: 's3://models/resnet50-v2-7.onnx',
+          source: { mode: 'emptyDir', sizeLimit: '1Gi' },
+        },
         image: 'my-repo/cv-inference:latest',
         replicas: 2,
-        modelSource: { mode: 'emptyDir', sizeLimit: '1Gi' },
         resources: {
           requests: { cpu: '1', memory: '2Gi' },
           limits: { cpu: '2', memory: '4Gi' },
@@ -177,7 +181,7 @@ describe('the inference-platform template, dry-run through the scaffolder backen
   async function platformsInNamespace() {
     const res = await api.request(
       'GET',
-      `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms`,
+      `/apis/cv.platform.tech/v1beta1/namespaces/${ns}/inferenceplatforms`,
     );
     return res.body.items;
   }
@@ -195,6 +199,18 @@ describe('the inference-platform template, dry-run through the scaffolder backen
     expect(create.schema.input.properties.qdrant.description).toMatch(
       /spec\.qdrant/,
     );
+    // The v1beta1 layout: the model and the Qdrant volumes are objects.
+    expect(
+      create.schema.input.properties.inference.properties.model.required,
+    ).toEqual(['url']);
+    expect(create.schema.input.properties.inference.required).toEqual(
+      expect.arrayContaining(['image', 'model']),
+    );
+    expect(
+      Object.keys(
+        create.schema.input.properties.qdrant.properties.storage.properties,
+      ),
+    ).toEqual(['size', 'className']);
     expect(Object.keys(create.schema.output.properties)).toEqual(
       expect.arrayContaining([
         'name',
@@ -268,7 +284,7 @@ describe('the inference-platform template, dry-run through the scaffolder backen
   it('rejects values that break a form rule mirrored from the CRD', async () => {
     const res = await dryRun(
       values({
-        qdrant: { version: 'latest', replicas: 3, storageSize: '20Gi' },
+        qdrant: { version: 'latest', replicas: 3, storage: { size: '20Gi' } },
       }),
     );
     expect(res.status).toBe(400);

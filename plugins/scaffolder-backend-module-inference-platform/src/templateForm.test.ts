@@ -38,12 +38,18 @@ const valid = {
   name: 'vision',
   namespace: 'default',
   owner: 'group:default/ml-platform',
-  qdrant: { version: 'v1.14.1', replicas: 1, storageSize: '10Gi' },
+  qdrant: {
+    version: 'v1.14.1',
+    replicas: 1,
+    storage: { size: '10Gi', className: 'gp3' },
+  },
   inference: {
-    modelUrl: 's3://models/resnet50-v2-7.onnx',
+    model: {
+      url: 's3://models/resnet50-v2-7.onnx',
+      source: { mode: 'emptyDir', sizeLimit: '1Gi' },
+    },
     image: 'my-repo/cv-inference:latest',
     replicas: 1,
-    modelSource: { mode: 'emptyDir', sizeLimit: '1Gi' },
     resources: {
       requests: { cpu: '500m', memory: '2Gi' },
       limits: { cpu: '2', memory: '4Gi' },
@@ -98,20 +104,38 @@ describe('the template form in the browser', () => {
     [
       'Qdrant',
       'a storage size that is not a quantity',
-      v => (v.qdrant.storageSize = '10 GB'),
-      '.qdrant.storageSize must match pattern',
+      v => (v.qdrant.storage.size = '10 GB'),
+      '.qdrant.storage.size must match pattern',
     ],
     [
       'Inference servers',
       'an ftp:// model URL',
-      v => (v.inference.modelUrl = 'ftp://x/m.onnx'),
-      '.inference.modelUrl must match pattern',
+      v => (v.inference.model.url = 'ftp://x/m.onnx'),
+      '.inference.model.url must match pattern',
     ],
     [
       'Inference servers',
       'no model URL',
-      v => delete v.inference.modelUrl,
-      "modelUrl must have required property 'Model URL'",
+      v => delete v.inference.model.url,
+      ".inference.model.url must have required property 'Model URL'",
+    ],
+    [
+      'Inference servers',
+      'no model',
+      v => delete v.inference.model,
+      ".inference.model must have required property 'Model'",
+    ],
+    [
+      'Inference servers',
+      'a model volume type the CRD does not know',
+      v => (v.inference.model.source.mode = 'hostPath'),
+      '.inference.model.source.mode must be equal to one of the allowed values',
+    ],
+    [
+      'Inference servers',
+      'a model volume size that is not a quantity',
+      v => (v.inference.model.source.sizeLimit = '1 GB'),
+      '.inference.model.source.sizeLimit must match pattern',
     ],
     [
       'Inference servers',

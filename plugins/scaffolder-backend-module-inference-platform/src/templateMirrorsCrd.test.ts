@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  inferencePlatformSchema,
+  inferencePlatformSchemaV1beta1,
   JSONSchemaProps,
 } from '@cv-platform/inference-platform-api';
 import yaml from 'js-yaml';
@@ -51,7 +51,7 @@ function formFields(schema: any, prefix: string[] = []): FormField[] {
 
 function crdNode(p: string[]): JSONSchemaProps | undefined {
   let node: JSONSchemaProps | undefined =
-    inferencePlatformSchema.properties!.spec;
+    inferencePlatformSchemaV1beta1.properties!.spec;
   for (const key of p) {
     const additional: JSONSchemaProps | undefined =
       typeof node?.additionalProperties === 'object'
@@ -67,7 +67,7 @@ const pick = (schema: any) =>
     RULES.filter(r => schema[r] !== undefined).map(r => [r, schema[r]]),
   );
 
-describe('the template form', () => {
+describe('the template form, against the cv.platform.tech/v1beta1 CRD schema', () => {
   const pages: any[] = template.spec.parameters;
   const specFields = pages
     .flatMap(page => formFields(page))
@@ -81,10 +81,11 @@ describe('the template form', () => {
         'inference.gpu.count',
         'inference.gpu.type',
         'inference.image',
-        'inference.modelSource',
-        'inference.modelSource.mode',
-        'inference.modelSource.sizeLimit',
-        'inference.modelUrl',
+        'inference.model',
+        'inference.model.source',
+        'inference.model.source.mode',
+        'inference.model.source.sizeLimit',
+        'inference.model.url',
         'inference.replicas',
         'inference.resources',
         'inference.resources.limits',
@@ -95,8 +96,9 @@ describe('the template form', () => {
         'inference.resources.requests.memory',
         'qdrant',
         'qdrant.replicas',
-        'qdrant.storageClassName',
-        'qdrant.storageSize',
+        'qdrant.storage',
+        'qdrant.storage.className',
+        'qdrant.storage.size',
         'qdrant.version',
       ].sort(),
     );
@@ -114,12 +116,10 @@ describe('the template form', () => {
         expect.arrayContaining(crd.required ?? []),
       );
       // The form may suggest a value where the CRD has no default, but where
-      // both have one they must agree.
-      const bothDefault =
-        field.schema.default !== undefined && crd.default !== undefined;
-      expect(bothDefault ? field.schema.default : undefined).toEqual(
-        bothDefault ? crd.default : undefined,
-      );
+      // the CRD has one the form has the same.
+      expect(
+        crd.default === undefined ? undefined : field.schema.default,
+      ).toEqual(crd.default);
     },
   );
 

@@ -3,7 +3,7 @@ import { MetricAttributes, metricsServiceRef } from '@backstage/backend-plugin-a
 import { metricsServiceFactory } from '@backstage/backend-defaults/alpha';
 import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
 import { createTestNamespace, deleteTestNamespace, eventually, testApi, testKubeconfigPath, testQdrantUrlTemplates } from '@cv-platform/local-cluster';
-import { sampleInferencePlatform } from '@cv-platform/inference-platform-api';
+import { sampleInferencePlatform, toV1beta1 } from '@cv-platform/inference-platform-api';
 import { inferencePlatformPlugin } from '../plugin';
 import { inferencePlatformModuleOperatorMetrics } from './operatorMetricsModule';
 
@@ -74,7 +74,7 @@ describe("the embedded operator's metrics through the backend's metrics service"
     const p = sampleInferencePlatform('measured', ns);
     p.spec.qdrant.replicas = 1;
     p.spec.inference.replicas = 1;
-    expect((await api.request('POST', `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms`, p)).status).toBe(201);
+    expect((await api.request('POST', `/apis/cv.platform.tech/v1beta1/namespaces/${ns}/inferenceplatforms`, toV1beta1(p))).status).toBe(201);
     const reconciles = await eventually('reconciles counted', async () => {
       const points = await metrics.collect('controller_runtime_reconcile_total');
       return points.some(x => x.value > 0) ? points : undefined;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Operator, PlatformEvent } from '@cv-platform/operator';
+import { toV1beta1 } from '@cv-platform/inference-platform-api';
 
 interface BufferedEvent {
   seq: number;
@@ -107,7 +108,7 @@ export class PlatformFeed {
       e.type
     }\ndata: ${JSON.stringify({
       type: e.type,
-      platform: e.platform,
+      platform: toV1beta1(e.platform),
     })}\n\n`;
     const namespace = e.platform.metadata.namespace!;
     const name = e.platform.metadata.name!;
@@ -135,7 +136,8 @@ export class PlatformFeed {
   private snapshotFrame(scope: FeedScope) {
     const items = this.operator
       .platforms()
-      .filter(p => inScope(scope, p.metadata.namespace!, p.metadata.name!));
+      .filter(p => inScope(scope, p.metadata.namespace!, p.metadata.name!))
+      .map(toV1beta1);
     return `id: ${this.id(this.seq)}\nevent: snapshot\ndata: ${JSON.stringify({
       items,
     })}\n\n`;

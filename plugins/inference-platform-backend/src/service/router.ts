@@ -23,12 +23,13 @@ import {
 } from '@cv-platform/operator';
 import {
   API_VERSION,
+  API_VERSION_V1BETA1,
   BACKUP_REQUESTED_ANNOTATION,
   BackupRequested,
   CATALOG_ENTITY_ANNOTATION,
   createPlatformRequestSchema,
   createRestoreRequestSchema,
-  InferencePlatform,
+  InferencePlatformV1beta1,
   inferencePlatformBackupCreatePermission,
   inferencePlatformCreatePermission,
   inferencePlatformDeletePermission,
@@ -71,8 +72,22 @@ export interface RouterOptions {
   feed?: PlatformFeed;
 }
 
+/** The webhook's state without its error text (this route is unauthenticated). */
+function conversionWebhookHealth(operator: Operator) {
+  const w = operator.conversionWebhook?.status();
+  return w
+    ? {
+        conversionWebhook: {
+          serving: w.serving,
+          crdConfigured: w.crdConfigured,
+          certificateNotAfter: w.certificateNotAfter,
+        },
+      }
+    : {};
+}
+
 const platformPath = (ns: string, name?: string) =>
-  `/apis/${API_VERSION}/namespaces/${encodeURIComponent(ns)}/${PLURAL}${
+  `/apis/${API_VERSION_V1BETA1}/namespaces/${encodeURIComponent(ns)}/${PLURAL}${
     name ? `/${encodeURIComponent(name)}` : ''
   }`;
 
@@ -195,7 +210,11 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
     res.json({
       status: 'ok',
       operator: o.operator
-        ? { synced: o.operator.hasSynced(), leader: o.operator.isLeader() }
+        ? {
+            synced: o.operator.hasSynced(),
+            leader: o.operator.isLeader(),
+            ...conversionWebhookHealth(o.operator),
+          }
         : { available: false },
     });
   });
@@ -263,9 +282,9 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
     op: Operator,
     ns: string,
     name: string,
-  ): Promise<InferencePlatform> =>
+  ): Promise<InferencePlatformV1beta1> =>
     op.client
-      .request<InferencePlatform>('GET', platformPath(ns, name))
+      .request<InferencePlatformV1beta1>('GET', platformPath(ns, name))
       .catch((e: unknown) => {
         if (e instanceof KubeApiError && e.statusCode === 404) {
           throw new NotFoundError(`inference platform ${ns}/${name} not found`);
@@ -326,7 +345,7 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
       if (body.entityRef)
         annotations[CATALOG_ENTITY_ANNOTATION] = body.entityRef;
       const cr = {
-        apiVersion: API_VERSION,
+        apiVersion: API_VERSION_V1BETA1,
         kind: KIND,
         metadata: { name: body.name, namespace: body.namespace, annotations },
         spec: body.spec,
@@ -398,9 +417,9 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
         'back up',
       );
       const platform = await fetchPlatform(op, namespace, name);
-      if (!platform.spec?.qdrant?.backup) {
+      if (!platform.spec?.backup) {
         throw new ConflictError(
-          `inference platform ${namespace}/${name} has no spec.qdrant.backup: configure a schedule and an S3 target before backing it up`,
+          `inference platform ${namespace}/${name} has no spec.backup: configure a schedule and an S3 target before backing it up`,
         );
       }
       if (platform.metadata.deletionTimestamp) {
@@ -587,7 +606,7 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
           // Deleted with its platform by the garbage collector.
           ownerReferences: [
             {
-              apiVersion: API_VERSION,
+              apiVersion: API_VERSION_V1BETA1,
               kind: KIND,
               name,
               uid: platform.metadata.uid!,

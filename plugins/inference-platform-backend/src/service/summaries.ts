@@ -6,6 +6,7 @@ import {
   PlatformDetail,
   PlatformSummary,
   PodSummary,
+  toV1beta1,
   VolumeSummary,
   WorkloadRollout,
 } from '@cv-platform/plugin-inference-platform-common';
@@ -113,7 +114,8 @@ export function childRefs(operator: Operator, p: InferencePlatform): ObjectRef[]
 export function platformSummary(operator: Operator, p: InferencePlatform): PlatformSummary {
   const s = p.status ?? {};
   return {
-    platform: p,
+    // Clients see the storage version; the operator's caches keep its own layout.
+    platform: toV1beta1(p),
     qdrant: { ready: s.qdrantReadyReplicas ?? 0, desired: p.spec.qdrant.replicas ?? 1 },
     inference: { ready: s.inferenceReadyReplicas ?? 0, desired: p.spec.inference.replicas ?? 1 },
     recentEvents: operator

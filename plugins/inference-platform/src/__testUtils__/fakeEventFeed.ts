@@ -1,5 +1,5 @@
 import { FetchApi } from '@backstage/core-plugin-api';
-import { InferencePlatform } from '@cv-platform/plugin-inference-platform-common';
+import { InferencePlatformV1beta1 } from '@cv-platform/plugin-inference-platform-common';
 
 /** One request the fake backend received on GET /events. */
 export interface FakeConnection {
@@ -55,11 +55,14 @@ export class FakeEventFeed {
     }
   }
 
-  snapshot(items: InferencePlatform[]) {
+  snapshot(items: InferencePlatformV1beta1[]) {
     this.latest.send('snapshot', { items }, String(this.nextId++));
   }
 
-  change(type: 'ADDED' | 'MODIFIED' | 'DELETED', platform: InferencePlatform) {
+  change(
+    type: 'ADDED' | 'MODIFIED' | 'DELETED',
+    platform: InferencePlatformV1beta1,
+  ) {
     this.latest.send(type, { type, platform }, String(this.nextId++));
   }
 

@@ -1,5 +1,5 @@
 import {
-  InferencePlatform,
+  InferencePlatformV1beta1,
   Phase,
 } from '@cv-platform/plugin-inference-platform-common';
 
@@ -17,11 +17,11 @@ export function samplePlatform(
     createdAt?: string;
     resourceVersion?: string;
   } = {},
-): InferencePlatform {
+): InferencePlatformV1beta1 {
   const [qReady, qDesired] = overrides.qdrant ?? [1, 1];
   const [iReady, iDesired] = overrides.inference ?? [1, 1];
   return {
-    apiVersion: 'cv.platform.tech/v1alpha1',
+    apiVersion: 'cv.platform.tech/v1beta1',
     kind: 'InferencePlatform',
     metadata: {
       name,
@@ -32,12 +32,18 @@ export function samplePlatform(
       creationTimestamp: overrides.createdAt ?? '2024-05-01T10:00:00Z',
     },
     spec: {
-      qdrant: { version: 'v1.9.0', replicas: qDesired, storageSize: '10Gi' },
+      qdrant: {
+        version: 'v1.9.0',
+        replicas: qDesired,
+        storage: { size: '10Gi' },
+      },
       inference: {
         image: 'ghcr.io/cv/inference:1.0',
-        modelUrl:
-          overrides.modelUrl ??
-          `https://models.example.com/${name}/resnet50.onnx`,
+        model: {
+          url:
+            overrides.modelUrl ??
+            `https://models.example.com/${name}/resnet50.onnx`,
+        },
         replicas: iDesired,
       },
     },

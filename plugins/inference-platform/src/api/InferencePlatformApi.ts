@@ -2,7 +2,7 @@ import { createApiRef } from '@backstage/core-plugin-api';
 import {
   BackupRequested,
   CreateRestoreRequest,
-  InferencePlatform,
+  InferencePlatformV1beta1,
   InferencePlatformRestore,
   PatchPlatformRequest,
   PlatformChangeEvent,
@@ -13,7 +13,7 @@ import { ConnectionStatus } from './ConnectionStatus';
 /** Callbacks of one subscription to the backend's SSE feed. */
 export interface PlatformFeedHandlers {
   /** The full list; replaces whatever the subscriber held. */
-  onSnapshot(items: InferencePlatform[]): void;
+  onSnapshot(items: InferencePlatformV1beta1[]): void;
   onChange(event: PlatformChangeEvent): void;
   onStatus(status: ConnectionStatus): void;
 }
@@ -28,7 +28,7 @@ export interface InferencePlatformApi {
     namespace: string,
     name: string,
     patch: PatchPlatformRequest,
-  ): Promise<InferencePlatform>;
+  ): Promise<InferencePlatformV1beta1>;
   deletePlatform(namespace: string, name: string): Promise<void>;
   /** "Back up now": the operator takes one backup outside the schedule. */
   requestBackup(namespace: string, name: string): Promise<BackupRequested>;

@@ -3,7 +3,7 @@ import { ResponseError } from '@backstage/errors';
 import {
   BackupRequested,
   CreateRestoreRequest,
-  InferencePlatform,
+  InferencePlatformV1beta1,
   InferencePlatformRestore,
   PatchPlatformRequest,
   PlatformDetail,
@@ -54,8 +54,8 @@ export class InferencePlatformClient implements InferencePlatformApi {
     namespace: string,
     name: string,
     patch: PatchPlatformRequest,
-  ): Promise<InferencePlatform> {
-    return this.request<InferencePlatform>(
+  ): Promise<InferencePlatformV1beta1> {
+    return this.request<InferencePlatformV1beta1>(
       'PATCH',
       this.platformPath(namespace, name),
       patch,

@@ -1,14 +1,14 @@
-import { InferencePlatform } from '@cv-platform/plugin-inference-platform-common';
+import { InferencePlatformV1beta1 } from '@cv-platform/plugin-inference-platform-common';
 import { PlatformFeedHandlers } from './InferencePlatformApi';
 import { SharedPlatformFeed } from './SharedPlatformFeed';
 
 const platform = (name: string, rv = '1') =>
   ({
-    apiVersion: 'cv.platform.tech/v1alpha1',
+    apiVersion: 'cv.platform.tech/v1beta1',
     kind: 'InferencePlatform',
     metadata: { name, namespace: 'team-a', resourceVersion: rv },
     spec: {} as any,
-  } as InferencePlatform);
+  } as InferencePlatformV1beta1);
 
 function recorder() {
   const seen: string[] = [];

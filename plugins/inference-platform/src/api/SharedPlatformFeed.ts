@@ -1,11 +1,11 @@
 import {
-  InferencePlatform,
+  InferencePlatformV1beta1,
   PlatformChangeEvent,
 } from '@cv-platform/plugin-inference-platform-common';
 import { ConnectionStatus } from './ConnectionStatus';
 import { PlatformFeedHandlers } from './InferencePlatformApi';
 
-const keyOf = (p: InferencePlatform) =>
+const keyOf = (p: InferencePlatformV1beta1) =>
   `${p.metadata.namespace}/${p.metadata.name}`;
 
 /**
@@ -16,7 +16,7 @@ const keyOf = (p: InferencePlatform) =>
  */
 export class SharedPlatformFeed {
   private readonly subscribers = new Set<PlatformFeedHandlers>();
-  private readonly items = new Map<string, InferencePlatform>();
+  private readonly items = new Map<string, InferencePlatformV1beta1>();
   private loaded = false;
   private status?: ConnectionStatus;
   private controller?: AbortController;

@@ -3,7 +3,7 @@ import {
   fetchEventSource,
 } from '@microsoft/fetch-event-source';
 import {
-  InferencePlatform,
+  InferencePlatformV1beta1,
   PLATFORM_EVENT_TYPES,
   PlatformChangeEvent,
   PlatformEventType,
@@ -107,7 +107,7 @@ function dispatch(message: EventSourceMessage, handlers: PlatformFeedHandlers) {
     handlers.onSnapshot(Array.isArray(data.items) ? data.items : []);
   } else if (CHANGE_TYPES.has(message.event)) {
     const data = JSON.parse(message.data) as Partial<PlatformChangeEvent> & {
-      platform?: InferencePlatform;
+      platform?: InferencePlatformV1beta1;
     };
     if (!data.platform?.metadata?.name) return;
     handlers.onChange({

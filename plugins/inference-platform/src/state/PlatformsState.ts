@@ -1,13 +1,13 @@
 import { atom, createStore, PrimitiveAtom } from 'jotai';
 import {
-  InferencePlatform,
+  InferencePlatformV1beta1,
   PlatformChangeEvent,
 } from '@cv-platform/plugin-inference-platform-common';
 import { ConnectionStatus, initialConnectionStatus } from '../api';
 import { PlatformKey, platformKey } from './platformKey';
 
 type Store = ReturnType<typeof createStore>;
-export type PlatformAtom = PrimitiveAtom<InferencePlatform | undefined>;
+export type PlatformAtom = PrimitiveAtom<InferencePlatformV1beta1 | undefined>;
 
 /**
  * Resource versions are opaque by API convention, but every etcd-backed API
@@ -55,7 +55,7 @@ export class PlatformsState {
   readonly nowAtom = atom(Date.now());
   private readonly atoms = new Map<PlatformKey, PlatformAtom>();
   /** The atoms' values, readable without subscribing. */
-  private readonly values = new Map<PlatformKey, InferencePlatform>();
+  private readonly values = new Map<PlatformKey, InferencePlatformV1beta1>();
   private readonly created = new Map<PlatformKey, number>();
 
   /** @param include - keeps only the platforms a page shows (a detail page: one). */
@@ -66,7 +66,7 @@ export class PlatformsState {
   platformAtom(key: PlatformKey): PlatformAtom {
     let a = this.atoms.get(key);
     if (!a) {
-      a = atom<InferencePlatform | undefined>(this.values.get(key));
+      a = atom<InferencePlatformV1beta1 | undefined>(this.values.get(key));
       a.debugLabel = `platform:${key}`;
       this.atoms.set(key, a);
     }
@@ -74,7 +74,7 @@ export class PlatformsState {
   }
 
   /** Current value without subscribing; for derivations that track revisionAtom. */
-  platform(key: PlatformKey): InferencePlatform | undefined {
+  platform(key: PlatformKey): InferencePlatformV1beta1 | undefined {
     return this.values.get(key);
   }
 
@@ -87,8 +87,8 @@ export class PlatformsState {
     this.store.set(this.connectionAtom, status);
   }
 
-  applySnapshot(items: InferencePlatform[]) {
-    const next = new Map<PlatformKey, InferencePlatform>();
+  applySnapshot(items: InferencePlatformV1beta1[]) {
+    const next = new Map<PlatformKey, InferencePlatformV1beta1>();
     for (const p of items) {
       const key = platformKey(p);
       if (this.include(key)) next.set(key, p);
@@ -137,13 +137,13 @@ export class PlatformsState {
    * Applies an object the API server returned from a write: it is confirmed,
    * so the page shows it without waiting for the feed to echo it.
    */
-  applyConfirmed(platform: InferencePlatform) {
+  applyConfirmed(platform: InferencePlatformV1beta1) {
     this.applyChange({ type: 'MODIFIED', platform });
   }
 
   private put(
     key: PlatformKey,
-    p: InferencePlatform,
+    p: InferencePlatformV1beta1,
     guardOrder: boolean,
   ): boolean {
     const current = this.values.get(key);

@@ -1,5 +1,5 @@
 import {
-  InferencePlatform,
+  InferencePlatformV1beta1,
   PlatformChangeEvent,
 } from '@cv-platform/plugin-inference-platform-common';
 import { PlatformsState } from './PlatformsState';
@@ -44,7 +44,7 @@ export function createFeedBatcher(
       cancel ??= schedule(flush);
     },
     /** A snapshot supersedes whatever was pending and applies at once. */
-    snapshot(items: InferencePlatform[]) {
+    snapshot(items: InferencePlatformV1beta1[]) {
       pending.clear();
       cancel?.();
       cancel = undefined;

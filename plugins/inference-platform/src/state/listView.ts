@@ -1,6 +1,6 @@
 import { atom } from 'jotai';
 import {
-  InferencePlatform,
+  InferencePlatformV1beta1,
   Phase,
 } from '@cv-platform/plugin-inference-platform-common';
 import { PlatformsState } from './PlatformsState';
@@ -43,7 +43,7 @@ const LIVE_COLUMNS = new Set<SortColumn>([
 
 const ratio = (r: Readiness) => (r.desired === 0 ? 1 : r.ready / r.desired);
 
-function rank(p: InferencePlatform): number {
+function rank(p: InferencePlatformV1beta1): number {
   const phase = p.status?.phase;
   return phase ? PHASE_RANK[phase] ?? 5 : 5;
 }
@@ -52,7 +52,7 @@ interface Entry {
   key: PlatformKey;
   namespace: string;
   name: string;
-  p?: InferencePlatform;
+  p?: InferencePlatformV1beta1;
   /** The sort column's value, computed once per entry rather than per comparison. */
   value: number | string;
 }
@@ -78,7 +78,7 @@ function sortValue(
     case 'inference':
       return ratio(inferenceReadiness(e.p!));
     case 'model':
-      return e.p!.spec.inference.modelUrl;
+      return e.p!.spec.inference.model.url;
     default:
       return 0;
   }
@@ -141,7 +141,7 @@ export function createListView(state: PlatformsState) {
         e =>
           e.name.toLowerCase().includes(text) ||
           e.namespace.toLowerCase().includes(text) ||
-          (e.p?.spec.inference.modelUrl ?? '').toLowerCase().includes(text),
+          (e.p?.spec.inference.model.url ?? '').toLowerCase().includes(text),
       );
     }
     for (const e of entries) e.value = sortValue(sort.column, e, state);

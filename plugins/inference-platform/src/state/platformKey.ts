@@ -1,4 +1,4 @@
-import { InferencePlatform } from '@cv-platform/plugin-inference-platform-common';
+import { InferencePlatformV1beta1 } from '@cv-platform/plugin-inference-platform-common';
 
 /**
  * `<namespace>/<name>`: the same form as the entity annotation and the
@@ -6,7 +6,7 @@ import { InferencePlatform } from '@cv-platform/plugin-inference-platform-common
  */
 export type PlatformKey = string;
 
-export function platformKey(platform: InferencePlatform): PlatformKey {
+export function platformKey(platform: InferencePlatformV1beta1): PlatformKey {
   return `${platform.metadata.namespace ?? 'default'}/${
     platform.metadata.name
   }`;

@@ -1,9 +1,10 @@
 import {
-  API_VERSION,
+  API_VERSION_V1BETA1,
   CATALOG_ENTITY_ANNOTATION,
-  InferencePlatform,
-  InferencePlatformSpec,
+  InferencePlatformSpecV1beta1,
+  InferencePlatformV1beta1,
   KIND,
+  ModelUpdateStrategy,
   OWNER_ANNOTATION,
 } from '@cv-platform/inference-platform-api';
 
@@ -12,7 +13,11 @@ export const SCAFFOLDER_TASK_ANNOTATION = 'cv.platform.tech/scaffolder-task';
 
 type Quantity = string | number;
 
-/** What the `inference-platform:create` action needs to build the custom resource. */
+/**
+ * What the `inference-platform:create` action needs to build the custom
+ * resource: `qdrant` and `inference` are spec.qdrant and spec.inference in
+ * the cv.platform.tech/v1beta1 layout.
+ */
 export interface PlatformParameters {
   name: string;
   namespace: string;
@@ -21,26 +26,38 @@ export interface PlatformParameters {
   qdrant: {
     version: string;
     replicas?: number;
-    storageSize?: Quantity;
-    storageClassName?: string;
+    /** spec.qdrant.storage: the Qdrant data volumes. */
+    storage?: {
+      size?: Quantity;
+      className?: string;
+      [field: string]: unknown;
+    };
     [field: string]: unknown;
   };
   inference: {
     image: string;
-    modelUrl: string;
+    /** spec.inference.model: the ONNX model the servers run. */
+    model: {
+      url: string;
+      source?: {
+        mode?: 'emptyDir' | 'pvc';
+        sizeLimit?: Quantity;
+        storageClassName?: string;
+        [field: string]: unknown;
+      };
+      update?: ModelUpdateStrategy;
+      [field: string]: unknown;
+    };
     replicas?: number;
     resources?: {
       requests?: Record<string, Quantity | undefined>;
       limits?: Record<string, Quantity | undefined>;
     };
     gpu?: { count?: number; type?: string };
-    modelSource?: {
-      mode?: 'emptyDir' | 'pvc';
-      sizeLimit?: Quantity;
-      storageClassName?: string;
-    };
     [field: string]: unknown;
   };
+  /** spec.backup: scheduled snapshots of the Qdrant collections. */
+  backup?: { schedule: string; [field: string]: unknown };
 }
 
 /**
@@ -63,14 +80,14 @@ export function pruneEmpty<T>(value: T): T | undefined {
 }
 
 /**
- * Builds the InferencePlatform the parameters describe. Values are passed on
+ * Builds the cv.platform.tech/v1beta1 InferencePlatform the parameters describe. Values are passed on
  * unchanged, without defaults or checks: the API server applies the CRD's
  * defaults and rules, and its answer is the one users see.
  */
 export function buildPlatform(
   params: PlatformParameters,
   options: { taskId?: string } = {},
-): InferencePlatform {
+): InferencePlatformV1beta1 {
   const annotations = pruneEmpty<Record<string, string | undefined>>({
     [OWNER_ANNOTATION]: params.owner,
     [CATALOG_ENTITY_ANNOTATION]: params.entityRef,
@@ -79,9 +96,10 @@ export function buildPlatform(
   const spec = pruneEmpty({
     qdrant: params.qdrant,
     inference: params.inference,
-  }) as InferencePlatformSpec;
+    backup: params.backup,
+  }) as InferencePlatformSpecV1beta1;
   return {
-    apiVersion: API_VERSION,
+    apiVersion: API_VERSION_V1BETA1,
     kind: KIND,
     metadata: {
       name: params.name,

@@ -24,10 +24,10 @@ export const examples: TemplateExample[] = [
       name: '${{ parameters.name }}',
       namespace: '${{ parameters.namespace }}',
       owner: '${{ parameters.owner }}',
-      qdrant: { version: 'v1.14.1', replicas: 1, storageSize: '10Gi' },
+      qdrant: { version: 'v1.14.1', replicas: 1, storage: { size: '10Gi' } },
       inference: {
         image: 'my-repo/cv-inference:latest',
-        modelUrl: 's3://models/resnet50-v2-7.onnx',
+        model: { url: 's3://models/resnet50-v2-7.onnx' },
         replicas: 2,
       },
     }),
@@ -42,19 +42,20 @@ export const examples: TemplateExample[] = [
       qdrant: {
         version: 'v1.14.1',
         replicas: 3,
-        storageSize: '50Gi',
-        storageClassName: 'gp3',
+        storage: { size: '50Gi', className: 'gp3' },
       },
       inference: {
         image: 'my-repo/cv-inference:latest',
-        modelUrl: 's3://models/resnet50-v2-7.onnx',
+        model: {
+          url: 's3://models/resnet50-v2-7.onnx',
+          source: { mode: 'pvc', sizeLimit: '5Gi' },
+        },
         replicas: 5,
         resources: {
           requests: { cpu: '1', memory: '2Gi' },
           limits: { cpu: '2', memory: '4Gi' },
         },
         gpu: { count: 1, type: 'NVIDIA-A100-SXM4-40GB' },
-        modelSource: { mode: 'pvc', sizeLimit: '5Gi' },
       },
       waitForReady: true,
       timeoutSeconds: 900,

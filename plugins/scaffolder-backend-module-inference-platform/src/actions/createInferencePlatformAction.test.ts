@@ -21,7 +21,7 @@ const kube = new KubeClient(kubeConfig);
 const APP = 'http://portal.test';
 
 const platformsPath = (ns: string, name = '') =>
-  `/apis/cv.platform.tech/v1alpha1/namespaces/${ns}/inferenceplatforms${
+  `/apis/cv.platform.tech/v1beta1/namespaces/${ns}/inferenceplatforms${
     name ? `/${name}` : ''
   }`;
 
@@ -41,12 +41,14 @@ function validInput(namespace: string, name = 'vision'): any {
     qdrant: {
       version: 'v1.14.1',
       replicas: 3,
-      storageSize: '10Gi',
-      storageClassName: '',
+      storage: { size: '10Gi', className: '' },
     },
     inference: {
       image: 'my-repo/cv-inference:latest',
-      modelUrl: 's3://models/resnet50-v2-7.onnx',
+      model: {
+        url: 's3://models/resnet50-v2-7.onnx',
+        source: { mode: 'emptyDir', sizeLimit: '1Gi', storageClassName: '' },
+      },
       replicas: 2,
       resources: {
         requests: { cpu: '1', memory: '2Gi' },
@@ -132,15 +134,19 @@ describe('inference-platform:create', () => {
       'cv.platform.tech/owner': 'group:default/ml-platform',
       [SCAFFOLDER_TASK_ANNOTATION]: 'task-1',
     });
+    expect(p.apiVersion).toBe('cv.platform.tech/v1beta1');
     expect(p.spec.qdrant).toEqual({
       version: 'v1.14.1',
       replicas: 3,
-      storageSize: '10Gi',
+      storage: { size: '10Gi' },
       image: 'qdrant/qdrant',
     });
     expect(p.spec.inference).toMatchObject({
       image: 'my-repo/cv-inference:latest',
-      modelUrl: 's3://models/resnet50-v2-7.onnx',
+      model: {
+        url: 's3://models/resnet50-v2-7.onnx',
+        source: { mode: 'emptyDir', sizeLimit: '1Gi' },
+      },
       replicas: 2,
       resources: {
         requests: { cpu: '1', memory: '2Gi' },
@@ -160,12 +166,18 @@ describe('inference-platform:create', () => {
     expect(out.phase).toBeUndefined();
     const manifest = yaml.load(out.manifest as string) as any;
     expect(manifest).toMatchObject({
-      apiVersion: 'cv.platform.tech/v1alpha1',
+      apiVersion: 'cv.platform.tech/v1beta1',
       kind: 'InferencePlatform',
       metadata: { name: 'vision', namespace: ns },
-      spec: { qdrant: { version: 'v1.14.1', replicas: 3 } },
+      spec: {
+        qdrant: { version: 'v1.14.1', replicas: 3, storage: { size: '10Gi' } },
+        inference: { model: { url: 's3://models/resnet50-v2-7.onnx' } },
+      },
     });
-    expect(manifest.spec.qdrant).not.toHaveProperty('storageClassName');
+    expect(manifest.spec.qdrant.storage).not.toHaveProperty('className');
+    expect(manifest.spec.inference.model.source).not.toHaveProperty(
+      'storageClassName',
+    );
     expect(manifest.spec.inference.gpu).toEqual({ count: 0 });
     expect(logLines()).toContain(`Created InferencePlatform ${ns}/vision`);
   });
@@ -183,23 +195,28 @@ describe('inference-platform:create', () => {
     ],
     [
       'a storage size that is not a quantity',
-      i => (i.qdrant.storageSize = 'ten gigs'),
-      /spec\.qdrant\.storageSize: Invalid value: "ten gigs"/,
+      i => (i.qdrant.storage.size = 'ten gigs'),
+      /spec\.qdrant\.storage\.size: Invalid value: "ten gigs"/,
     ],
     [
       'a zero storage size (CEL rule)',
-      i => (i.qdrant.storageSize = '0'),
-      /spec\.qdrant\.storageSize must be greater than 0/,
+      i => (i.qdrant.storage.size = '0'),
+      /spec\.qdrant\.storage\.size must be greater than 0/,
     ],
     [
       'an unsupported model URL scheme',
-      i => (i.inference.modelUrl = 'ftp://models/resnet.onnx'),
-      /spec\.inference\.modelUrl: Invalid value: "ftp:\/\/models\/resnet\.onnx"/,
+      i => (i.inference.model.url = 'ftp://models/resnet.onnx'),
+      /spec\.inference\.model\.url: Invalid value: "ftp:\/\/models\/resnet\.onnx"/,
     ],
     [
       'a pvc:// URL without a claim and path (CEL rule)',
-      i => (i.inference.modelUrl = 'pvc://Bad_Claim'),
-      /pvc:\/\/ URLs must be pvc:\/\/<claim-name>\/<path>/,
+      i => (i.inference.model.url = 'pvc://Bad_Claim'),
+      /spec\.inference\.model\.url: pvc:\/\/ URLs must be pvc:\/\/<claim-name>\/<path>/,
+    ],
+    [
+      'a model volume type the CRD does not know',
+      i => (i.inference.model.source.mode = 'hostPath'),
+      /spec\.inference\.model\.source\.mode: Unsupported value: "hostPath"/,
     ],
     [
       'negative inference replicas',
@@ -225,6 +242,16 @@ describe('inference-platform:create', () => {
       'a misspelled field',
       i => (i.inference.replica = 2),
       /unknown field "spec\.inference\.replica"/,
+    ],
+    [
+      'a v1alpha1 field (the v1beta1 layout nests it)',
+      i => (i.qdrant.storageSize = '10Gi'),
+      /unknown field "spec\.qdrant\.storageSize"/,
+    ],
+    [
+      'a v1alpha1 field v1beta1 dropped',
+      i => (i.inference.readinessProbePath = '/healthz'),
+      /unknown field "spec\.inference\.readinessProbePath"/,
     ],
     [
       'a namespace that does not exist',
@@ -363,13 +390,13 @@ describe('inference-platform:create', () => {
     it('still validates the spec when the name is taken', async () => {
       await run(validInput(ns)).promise;
       const bad = validInput(ns);
-      bad.inference.modelUrl = 'ftp://x/model.onnx';
+      bad.inference.model.url = 'ftp://x/model.onnx';
       await expect(
         run(bad, { taskId: 'task-2' }).promise,
       ).rejects.toMatchObject({
         name: 'InputError',
         message: expect.stringMatching(
-          /spec\.inference\.modelUrl: Invalid value/,
+          /spec\.inference\.model\.url: Invalid value/,
         ),
       });
     });

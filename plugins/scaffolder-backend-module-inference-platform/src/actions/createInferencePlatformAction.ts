@@ -50,7 +50,7 @@ export function createInferencePlatformAction(
   return createTemplateAction({
     id: CREATE_ACTION_ID,
     description:
-      'Creates an InferencePlatform (Qdrant plus inference servers) in Kubernetes, validated first by a server-side dry run against the CRD; idempotent, so re-running a task never duplicates it.',
+      'Creates an InferencePlatform (cv.platform.tech/v1beta1: Qdrant plus inference servers) in Kubernetes, validated first by a server-side dry run against the CRD; idempotent, so re-running a task never duplicates it.',
     examples,
     supportsDryRun: true,
     schema: {
@@ -100,29 +100,74 @@ export function createInferencePlatformAction(
                 .describe(
                   'Number of Qdrant peers (1-100); 2 or more runs Qdrant distributed.',
                 ),
-              storageSize: z
-                .union([z.string(), z.number()])
-                .optional()
-                .describe('Size of each Qdrant data volume, e.g. 10Gi.'),
-              storageClassName: z
-                .string()
+              storage: z
+                .object({
+                  size: z
+                    .union([z.string(), z.number()])
+                    .optional()
+                    .describe(
+                      'spec.qdrant.storage.size: size of each Qdrant data volume, e.g. 10Gi; volumes only grow.',
+                    ),
+                  className: z
+                    .string()
+                    .optional()
+                    .describe(
+                      'spec.qdrant.storage.className: StorageClass of the data volumes; empty uses the cluster default. Immutable.',
+                    ),
+                })
+                .passthrough()
                 .optional()
                 .describe(
-                  'StorageClass of the data volumes; empty uses the cluster default.',
+                  'spec.qdrant.storage: the Qdrant data volumes, one per peer.',
                 ),
             })
             .passthrough()
             .describe(
-              'spec.qdrant of the custom resource. Other spec.qdrant fields are passed through; the CRD validates them.',
+              'spec.qdrant of the cv.platform.tech/v1beta1 custom resource. Other spec.qdrant fields are passed through; the CRD validates them.',
             ),
         inference: z =>
           z
             .object({
               image: z.string().describe('Image of the inference-service.'),
-              modelUrl: z
-                .string()
+              model: z
+                .object({
+                  url: z
+                    .string()
+                    .describe(
+                      'spec.inference.model.url: where the ONNX model is loaded from: s3://, http(s)://, pvc://<claim>/<path> or file://.',
+                    ),
+                  source: z
+                    .object({
+                      mode: z
+                        .enum(['emptyDir', 'pvc'])
+                        .optional()
+                        .describe(
+                          'emptyDir (in memory) for small models, pvc for large ones.',
+                        ),
+                      sizeLimit: z
+                        .union([z.string(), z.number()])
+                        .optional()
+                        .describe('Size of the model volume, e.g. 1Gi.'),
+                      storageClassName: z
+                        .string()
+                        .optional()
+                        .describe('StorageClass of the model PVC (mode pvc).'),
+                    })
+                    .passthrough()
+                    .optional()
+                    .describe(
+                      'spec.inference.model.source: how the model is fetched and held before the server starts. Other source fields are passed through; the CRD validates them.',
+                    ),
+                  update: z
+                    .enum(['HotReload', 'Rollout'])
+                    .optional()
+                    .describe(
+                      'spec.inference.model.update: how a new url reaches running servers, HotReload (default) or Rollout.',
+                    ),
+                })
+                .passthrough()
                 .describe(
-                  'Where the ONNX model is loaded from: s3://, http(s)://, pvc://<claim>/<path> or file://.',
+                  'spec.inference.model: the ONNX model the servers run; url is required.',
                 ),
               replicas: z
                 .number()
@@ -158,31 +203,22 @@ export function createInferencePlatformAction(
                 })
                 .optional()
                 .describe('GPU requirements of each inference server.'),
-              modelSource: z
-                .object({
-                  mode: z
-                    .enum(['emptyDir', 'pvc'])
-                    .optional()
-                    .describe(
-                      'emptyDir (in memory) for small models, pvc for large ones.',
-                    ),
-                  sizeLimit: z
-                    .union([z.string(), z.number()])
-                    .optional()
-                    .describe('Size of the model volume, e.g. 1Gi.'),
-                  storageClassName: z
-                    .string()
-                    .optional()
-                    .describe('StorageClass of the model PVC (mode pvc).'),
-                })
-                .optional()
-                .describe(
-                  'How the model is pre-loaded before the server starts.',
-                ),
             })
             .passthrough()
             .describe(
-              'spec.inference of the custom resource. Other spec.inference fields are passed through; the CRD validates them.',
+              'spec.inference of the cv.platform.tech/v1beta1 custom resource. Other spec.inference fields (batching, canary, autoscaling, ...) are passed through; the CRD validates them.',
+            ),
+        backup: z =>
+          z
+            .object({
+              schedule: z
+                .string()
+                .describe('Cron schedule in UTC, e.g. "0 3 * * *".'),
+            })
+            .passthrough()
+            .optional()
+            .describe(
+              'spec.backup: scheduled snapshots of every Qdrant collection to S3 (schedule, retention, s3: {bucket, prefix, endpoint, region, credentialsSecretRef}); the CRD validates the fields.',
             ),
         createInCluster: z =>
           z

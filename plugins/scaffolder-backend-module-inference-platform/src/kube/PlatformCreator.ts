@@ -1,11 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ConflictError } from '@backstage/errors';
 import {
-  InferencePlatform,
+  API_VERSION_V1BETA1,
+  InferencePlatformV1beta1,
   ObjectMeta,
   OWNER_ANNOTATION,
   PLURAL,
-  API_VERSION,
 } from '@cv-platform/inference-platform-api';
 import { KubeApiError, KubeClient, resourcePath } from '@cv-platform/operator';
 import { SCAFFOLDER_TASK_ANNOTATION } from '../actions/buildPlatform';
@@ -13,10 +13,19 @@ import { toUserFacingError } from './toUserFacingError';
 
 export const FIELD_MANAGER = 'backstage-scaffolder';
 
+/**
+ * Platforms are read and written at cv.platform.tech/v1beta1, the storage
+ * version: other versions need the conversion webhook, which not every
+ * cluster runs.
+ */
 const platformsPath = (namespace: string, name?: string) =>
-  resourcePath({ apiVersion: API_VERSION, plural: PLURAL }, namespace, name);
+  resourcePath(
+    { apiVersion: API_VERSION_V1BETA1, plural: PLURAL },
+    namespace,
+    name,
+  );
 
-const describePlatform = (p: InferencePlatform) =>
+const describePlatform = (p: InferencePlatformV1beta1) =>
   `InferencePlatform ${p.metadata.namespace}/${p.metadata.name}`;
 
 const isAlreadyExists = (e: unknown) =>
@@ -24,13 +33,13 @@ const isAlreadyExists = (e: unknown) =>
 
 export interface ValidationResult {
   /** The platform as the API server would store it, defaults applied. */
-  defaulted: InferencePlatform;
+  defaulted: InferencePlatformV1beta1;
   /** Whether a platform with this name already exists. */
   exists: boolean;
 }
 
 export interface CreateResult {
-  platform: InferencePlatform;
+  platform: InferencePlatformV1beta1;
   /** False when an earlier run of the same request had already created it. */
   created: boolean;
 }
@@ -45,7 +54,9 @@ export class PlatformCreator {
   constructor(private readonly client: KubeClient) {}
 
   /** Server-side dry run of a create; throws InputError with the server's message on rejection. */
-  async validate(platform: InferencePlatform): Promise<ValidationResult> {
+  async validate(
+    platform: InferencePlatformV1beta1,
+  ): Promise<ValidationResult> {
     try {
       return { defaulted: await this.post(platform, true), exists: false };
     } catch (e) {
@@ -80,7 +91,7 @@ export class PlatformCreator {
    * same form submitted again); any other existing platform is a conflict.
    */
   async createOnce(
-    platform: InferencePlatform,
+    platform: InferencePlatformV1beta1,
     taskId: string,
   ): Promise<CreateResult> {
     const { defaulted, exists } = await this.validate(platform);
@@ -125,10 +136,10 @@ export class PlatformCreator {
   }
 
   async get(
-    ref: Pick<InferencePlatform, 'metadata'>,
-  ): Promise<InferencePlatform | undefined> {
+    ref: Pick<InferencePlatformV1beta1, 'metadata'>,
+  ): Promise<InferencePlatformV1beta1 | undefined> {
     try {
-      return await this.client.get<InferencePlatform>(
+      return await this.client.get<InferencePlatformV1beta1>(
         platformsPath(ref.metadata.namespace!, ref.metadata.name),
       );
     } catch (e) {
@@ -138,16 +149,16 @@ export class PlatformCreator {
   }
 
   private post(
-    platform: InferencePlatform,
+    platform: InferencePlatformV1beta1,
     dryRun: boolean,
-  ): Promise<InferencePlatform> {
+  ): Promise<InferencePlatformV1beta1> {
     // Strict field validation: a misspelled field is an error, not silently pruned.
     const query = new URLSearchParams({
       fieldManager: FIELD_MANAGER,
       fieldValidation: 'Strict',
       ...(dryRun ? { dryRun: 'All' } : {}),
     });
-    return this.client.request<InferencePlatform>(
+    return this.client.request<InferencePlatformV1beta1>(
       'POST',
       `${platformsPath(platform.metadata.namespace!)}?${query}`,
       platform,

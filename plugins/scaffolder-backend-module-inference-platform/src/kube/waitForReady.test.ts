@@ -1,24 +1,24 @@
-import { InferencePlatform } from '@cv-platform/inference-platform-api';
+import { InferencePlatformV1beta1 } from '@cv-platform/inference-platform-api';
 import { describeProgress, waitForReady } from './waitForReady';
 
 function platform(
   generation: number,
-  status?: InferencePlatform['status'],
-): InferencePlatform {
+  status?: InferencePlatformV1beta1['status'],
+): InferencePlatformV1beta1 {
   return {
-    apiVersion: 'cv.platform.tech/v1alpha1',
+    apiVersion: 'cv.platform.tech/v1beta1',
     kind: 'InferencePlatform',
     metadata: { name: 'vision', namespace: 'ml', generation },
     spec: {
       qdrant: { version: 'v1.14.1' },
-      inference: { modelUrl: 's3://m/model.onnx', image: 'img' },
+      inference: { model: { url: 's3://m/model.onnx' }, image: 'img' },
     },
     status,
-  } as InferencePlatform;
+  };
 }
 
 /** A read() that walks through the given states, then repeats the last. */
-function sequence(states: Array<InferencePlatform | undefined>) {
+function sequence(states: Array<InferencePlatformV1beta1 | undefined>) {
   let i = 0;
   return async () => states[Math.min(i++, states.length - 1)];
 }
@@ -49,7 +49,11 @@ describe('describeProgress', () => {
 
 describe('waitForReady', () => {
   const loading = (q: string) =>
-    platform(1, { phase: 'Loading', observedGeneration: 1, qdrantReadiness: q });
+    platform(1, {
+      phase: 'Loading',
+      observedGeneration: 1,
+      qdrantReadiness: q,
+    });
   const ready = platform(1, {
     phase: 'Ready',
     observedGeneration: 1,
@@ -109,9 +113,7 @@ describe('waitForReady', () => {
         failedGraceMs: 5,
         log: () => {},
       }),
-    ).rejects.toThrow(
-      'the platform failed: model download failed: ENOTFOUND',
-    );
+    ).rejects.toThrow('the platform failed: model download failed: ENOTFOUND');
   });
 
   it('keeps waiting through a transient Failed phase', async () => {
@@ -134,7 +136,7 @@ describe('waitForReady', () => {
     const unavailable = Object.assign(new Error('GET ...: 503'), {
       statusCode: 503,
     });
-    const outcomes: Array<Error | InferencePlatform> = [
+    const outcomes: Array<Error | InferencePlatformV1beta1> = [
       loading('1/3'),
       dropped,
       dropped,

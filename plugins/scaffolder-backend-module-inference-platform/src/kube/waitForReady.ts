@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { InferencePlatform } from '@cv-platform/inference-platform-api';
+import { InferencePlatformV1beta1 } from '@cv-platform/inference-platform-api';
 
 export interface WaitForReadyOptions {
   /** Reads the platform's current state; undefined when it does not exist. */
-  read: () => Promise<InferencePlatform | undefined>;
+  read: () => Promise<InferencePlatformV1beta1 | undefined>;
   timeoutMs: number;
   intervalMs?: number;
   /**
@@ -17,7 +17,7 @@ export interface WaitForReadyOptions {
 }
 
 /** One line describing where a platform is on its way to Ready. */
-export function describeProgress(p: InferencePlatform): string {
+export function describeProgress(p: InferencePlatformV1beta1): string {
   const s = p.status;
   if (!s?.phase) return 'waiting for the operator to pick it up';
   const stale =
@@ -47,7 +47,7 @@ export function isTransientReadError(e: unknown): boolean {
   return status === 429 || status >= 500;
 }
 
-const isCurrent = (p: InferencePlatform) =>
+const isCurrent = (p: InferencePlatformV1beta1) =>
   p.status?.observedGeneration === p.metadata.generation;
 
 /**
@@ -58,7 +58,7 @@ const isCurrent = (p: InferencePlatform) =>
  */
 export async function waitForReady(
   options: WaitForReadyOptions,
-): Promise<InferencePlatform> {
+): Promise<InferencePlatformV1beta1> {
   const { read, timeoutMs, log, signal } = options;
   const intervalMs = options.intervalMs ?? 2000;
   const failedGraceMs = options.failedGraceMs ?? 30_000;
@@ -67,17 +67,23 @@ export async function waitForReady(
   let failedSince: number | undefined;
   for (;;) {
     signal?.throwIfAborted();
-    let platform: InferencePlatform | undefined;
+    let platform: InferencePlatformV1beta1 | undefined;
     try {
       platform = await read();
     } catch (e) {
       if (!isTransientReadError(e) || Date.now() >= deadline) throw e;
-      const line = `could not read the platform, retrying: ${e instanceof Error ? e.message : e}`;
+      const line = `could not read the platform, retrying: ${
+        e instanceof Error ? e.message : e
+      }`;
       if (line !== lastLine) {
         log(line);
         lastLine = line;
       }
-      await sleep(Math.min(intervalMs, Math.max(0, deadline - Date.now())), undefined, { signal });
+      await sleep(
+        Math.min(intervalMs, Math.max(0, deadline - Date.now())),
+        undefined,
+        { signal },
+      );
       continue;
     }
     if (!platform) {

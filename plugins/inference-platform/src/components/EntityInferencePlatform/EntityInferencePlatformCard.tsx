@@ -68,9 +68,9 @@ function CardBody(props: { namespace: string; name: string }) {
         />
       </Grid>
       <Grid item xs={12}>
-        <Tooltip title={platform.spec.inference.modelUrl}>
+        <Tooltip title={platform.spec.inference.model.url}>
           <Typography variant="body2" noWrap>
-            Model: {platform.spec.inference.modelUrl}
+            Model: {platform.spec.inference.model.url}
           </Typography>
         </Tooltip>
       </Grid>

@@ -1,7 +1,7 @@
 import { useCallback, useState } from 'react';
 import { TextField } from '@material-ui/core';
 import { useApi } from '@backstage/core-plugin-api';
-import { InferencePlatform } from '@cv-platform/plugin-inference-platform-common';
+import { InferencePlatformV1beta1 } from '@cv-platform/plugin-inference-platform-common';
 import { inferencePlatformApiRef } from '../../api';
 import { useSubmit } from './useSubmit';
 import { ActionDialog } from './ActionDialog';
@@ -12,7 +12,7 @@ import { ActionDialog } from './ActionDialog';
  * when the feed reports the object gone.
  */
 export function DeletePlatformDialog(props: {
-  platform: InferencePlatform;
+  platform: InferencePlatformV1beta1;
   open: boolean;
   onClose(): void;
   onRequested(): void;

@@ -2,7 +2,7 @@ import { useCallback, useState } from 'react';
 import { TextField } from '@material-ui/core';
 import { useApi } from '@backstage/core-plugin-api';
 import {
-  InferencePlatform,
+  InferencePlatformV1beta1,
   MODEL_URL_PATTERN,
   PatchPlatformRequest,
   QDRANT_VERSION_PATTERN,
@@ -16,14 +16,14 @@ const versionPattern = new RegExp(QDRANT_VERSION_PATTERN);
 
 /** Changes the model URL and/or the Qdrant version. */
 export function EditPlatformDialog(props: {
-  platform: InferencePlatform;
+  platform: InferencePlatformV1beta1;
   open: boolean;
   onClose(): void;
-  onConfirmed(platform: InferencePlatform): void;
+  onConfirmed(platform: InferencePlatformV1beta1): void;
 }) {
   const { platform, onClose, onConfirmed } = props;
   const api = useApi(inferencePlatformApiRef);
-  const currentModel = platform.spec.inference.modelUrl;
+  const currentModel = platform.spec.inference.model.url;
   const currentVersion = platform.spec.qdrant.version;
   const [modelUrl, setModelUrl] = useState(currentModel);
   const [version, setVersion] = useState(currentVersion);
@@ -35,7 +35,7 @@ export function EditPlatformDialog(props: {
   const action = useCallback(() => {
     const patch: PatchPlatformRequest = {};
     if (modelUrl.trim() !== currentModel)
-      patch.inference = { modelUrl: modelUrl.trim() };
+      patch.inference = { model: { url: modelUrl.trim() } };
     if (version.trim() !== currentVersion)
       patch.qdrant = { version: version.trim() };
     return api.patchPlatform(
@@ -45,7 +45,7 @@ export function EditPlatformDialog(props: {
     );
   }, [api, platform, modelUrl, version, currentModel, currentVersion]);
   const done = useCallback(
-    (updated: InferencePlatform) => {
+    (updated: InferencePlatformV1beta1) => {
       onConfirmed(updated);
       onClose();
     },

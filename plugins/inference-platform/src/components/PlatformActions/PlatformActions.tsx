@@ -3,7 +3,7 @@ import { Box, Button, Typography } from '@material-ui/core';
 import { alertApiRef, useApi } from '@backstage/core-plugin-api';
 import { usePermission } from '@backstage/plugin-permission-react';
 import {
-  InferencePlatform,
+  InferencePlatformV1beta1,
   inferencePlatformDeletePermission,
   inferencePlatformUpdatePermission,
 } from '@cv-platform/plugin-inference-platform-common';
@@ -19,7 +19,7 @@ type Open = 'scale' | 'edit' | 'delete' | undefined;
  * write (the API returned the new object) is shown at once; nothing is
  * shown before the API confirms it.
  */
-export function PlatformActions(props: { platform: InferencePlatform }) {
+export function PlatformActions(props: { platform: InferencePlatformV1beta1 }) {
   const { platform } = props;
   const state = usePlatformsState();
   const alertApi = useApi(alertApiRef);
@@ -37,7 +37,7 @@ export function PlatformActions(props: { platform: InferencePlatform }) {
   const deleting = Boolean(platform.metadata.deletionTimestamp);
 
   const onConfirmed = useCallback(
-    (updated: InferencePlatform) => {
+    (updated: InferencePlatformV1beta1) => {
       state.applyConfirmed(updated);
       alertApi.post({
         message: `Saved ${resourceRef}; the operator is rolling it out.`,

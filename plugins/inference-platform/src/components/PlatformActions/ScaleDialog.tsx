@@ -2,7 +2,7 @@ import { useCallback, useState } from 'react';
 import { TextField } from '@material-ui/core';
 import { useApi } from '@backstage/core-plugin-api';
 import {
-  InferencePlatform,
+  InferencePlatformV1beta1,
   PatchPlatformRequest,
 } from '@cv-platform/plugin-inference-platform-common';
 import { inferencePlatformApiRef } from '../../api';
@@ -20,10 +20,10 @@ function parseReplicas(text: string, bounds: { min: number; max: number }) {
 }
 
 export function ScaleDialog(props: {
-  platform: InferencePlatform;
+  platform: InferencePlatformV1beta1;
   open: boolean;
   onClose(): void;
-  onConfirmed(platform: InferencePlatform): void;
+  onConfirmed(platform: InferencePlatformV1beta1): void;
 }) {
   const { platform, onClose, onConfirmed } = props;
   const api = useApi(inferencePlatformApiRef);
@@ -47,7 +47,7 @@ export function ScaleDialog(props: {
     );
   }, [api, platform, qdrant, inference, currentQdrant, currentInference]);
   const done = useCallback(
-    (updated: InferencePlatform) => {
+    (updated: InferencePlatformV1beta1) => {
       onConfirmed(updated);
       onClose();
     },

@@ -8,7 +8,7 @@ import {
 } from '@testing-library/react';
 import {
   BACKUP_REQUESTED_ANNOTATION,
-  InferencePlatform,
+  InferencePlatformV1beta1,
   InferencePlatformRestore,
 } from '@cv-platform/plugin-inference-platform-common';
 import { renderWithFeed } from '../../__testUtils__/renderWithFeed';
@@ -21,9 +21,9 @@ jest.setTimeout(30_000);
 function withBackups(
   name: string,
   resourceVersion?: string,
-): InferencePlatform {
+): InferencePlatformV1beta1 {
   const p = samplePlatform(name, { resourceVersion });
-  p.spec.qdrant.backup = {
+  p.spec.backup = {
     schedule: '0 3 * * *',
     s3: { bucket: 'cv-backups', prefix: 'qdrant' },
   };
@@ -76,7 +76,7 @@ function restore(
 
 /** Renders the detail page of team-a/<platform.name> and sends it on the feed. */
 async function renderBackups(
-  platform: InferencePlatform,
+  platform: InferencePlatformV1beta1,
   options: { deny?: string[]; restores?: InferencePlatformRestore[] } = {},
 ) {
   const name = platform.metadata.name!;

@@ -24,7 +24,7 @@ import {
   BACKUP_REQUESTED_ANNOTATION,
   BackupRecord,
   ConditionType,
-  InferencePlatform,
+  InferencePlatformV1beta1,
   inferencePlatformBackupCreatePermission,
   InferencePlatformRestore,
   inferencePlatformRestoreCreatePermission,
@@ -209,11 +209,11 @@ function RestoresTable(props: {
 }
 
 /**
- * Backups of the platform's Qdrant (spec.qdrant.backup, status.backup):
+ * Backups of the platform's Qdrant (spec.backup, status.backup):
  * when the last and next ones are, the history, "Back up now" and a restore
  * from any successful backup, each offered only with its permission.
  */
-export function BackupsCard(props: { platform: InferencePlatform }) {
+export function BackupsCard(props: { platform: InferencePlatformV1beta1 }) {
   const { platform } = props;
   const namespace = platform.metadata.namespace!;
   const name = platform.metadata.name!;
@@ -228,7 +228,7 @@ export function BackupsCard(props: { platform: InferencePlatform }) {
     permission: inferencePlatformRestoreCreatePermission,
     resourceRef,
   });
-  const spec = platform.spec.qdrant.backup;
+  const spec = platform.spec.backup;
   const status = platform.status?.backup ?? {};
   const { restores, error, refresh } = useRestores(namespace, name, {
     enabled: Boolean(spec),
@@ -292,8 +292,8 @@ export function BackupsCard(props: { platform: InferencePlatform }) {
           data-testid="backups-unconfigured"
         >
           Backups are not configured for this platform. Add{' '}
-          <code>spec.qdrant.backup</code> to have the operator snapshot every
-          Qdrant collection on a schedule and upload the snapshots to S3:
+          <code>spec.backup</code> to have the operator snapshot every Qdrant
+          collection on a schedule and upload the snapshots to S3:
         </Typography>
         <CodeSnippet language="yaml" text={BACKUP_YAML_HINT} />
       </InfoCard>

@@ -4,7 +4,7 @@ import { useApi } from '@backstage/core-plugin-api';
 import {
   BackupRecord,
   COLLECTION_NAME_PATTERN,
-  InferencePlatform,
+  InferencePlatformV1beta1,
   InferencePlatformRestore,
 } from '@cv-platform/plugin-inference-platform-common';
 import { inferencePlatformApiRef } from '../../api';
@@ -38,7 +38,7 @@ function parseCollections(
 
 /** Confirms a restore from one backup, optionally of some collections only. */
 export function RestoreDialog(props: {
-  platform: InferencePlatform;
+  platform: InferencePlatformV1beta1;
   backup: BackupRecord;
   open: boolean;
   onClose(): void;

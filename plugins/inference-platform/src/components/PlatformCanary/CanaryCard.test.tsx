@@ -6,7 +6,7 @@ import {
   waitFor,
   within,
 } from '@testing-library/react';
-import { InferencePlatform } from '@cv-platform/plugin-inference-platform-common';
+import { InferencePlatformV1beta1 } from '@cv-platform/plugin-inference-platform-common';
 import { renderWithFeed } from '../../__testUtils__/renderWithFeed';
 import { FakeEventFeed } from '../../__testUtils__/fakeEventFeed';
 import { samplePlatform } from '../../__testUtils__/samplePlatform';
@@ -16,10 +16,10 @@ jest.setTimeout(30_000);
 
 const V2 = 's3://models/resnet50-v2.onnx';
 
-function withCanary(name: string): InferencePlatform {
+function withCanary(name: string): InferencePlatformV1beta1 {
   const p = samplePlatform(name, { modelUrl: 's3://models/resnet50.onnx' });
   p.spec.inference.canary = {
-    modelUrl: V2,
+    model: { url: V2 },
     weight: 20,
     collection: 'images-v2',
   };
@@ -43,7 +43,7 @@ function withCanary(name: string): InferencePlatform {
 }
 
 async function renderDetail(
-  platform: InferencePlatform,
+  platform: InferencePlatformV1beta1,
   options: { deny?: string[] } = {},
 ) {
   const name = platform.metadata.name!;
@@ -101,7 +101,7 @@ describe('canary card', () => {
       expect(screen.queryByRole('dialog')).not.toBeInTheDocument(),
     );
     expect(sent).toEqual({
-      inference: { modelUrl: V2, collection: 'images-v2', canary: null },
+      inference: { model: { url: V2 }, collection: 'images-v2', canary: null },
     });
   });
 

@@ -21,7 +21,7 @@ import { alertApiRef, useApi } from '@backstage/core-plugin-api';
 import { usePermission } from '@backstage/plugin-permission-react';
 import {
   CanaryStatus,
-  InferencePlatform,
+  InferencePlatformV1beta1,
   inferencePlatformUpdatePermission,
   PatchPlatformRequest,
   TrackMetrics,
@@ -75,7 +75,7 @@ type Action = 'promote' | 'rollback';
  * requests it receives, its state, both versions' request metrics, and
  * promote / roll back, each one edit of the platform.
  */
-export function CanaryCard(props: { platform: InferencePlatform }) {
+export function CanaryCard(props: { platform: InferencePlatformV1beta1 }) {
   const { platform } = props;
   const canary = platform.spec.inference.canary;
   const status = platform.status?.canary;
@@ -95,7 +95,7 @@ export function CanaryCard(props: { platform: InferencePlatform }) {
       open === 'promote'
         ? {
             inference: {
-              modelUrl: canary?.modelUrl,
+              model: canary ? { url: canary.model.url } : undefined,
               collection: canary?.collection,
               canary: null,
             },
@@ -107,7 +107,7 @@ export function CanaryCard(props: { platform: InferencePlatform }) {
     alertApi.post({
       message:
         open === 'promote'
-          ? `${namespace}/${name}: canary promoted; the servers roll onto ${canary?.modelUrl}.`
+          ? `${namespace}/${name}: canary promoted; the servers roll onto ${canary?.model.url}.`
           : `${namespace}/${name}: canary rolled back; the stable model serves every request.`,
       severity: 'success',
       display: 'transient',
@@ -118,7 +118,7 @@ export function CanaryCard(props: { platform: InferencePlatform }) {
 
   if (!canary) return null;
   const metadata: Record<string, ReactNode> = {
-    Model: canary.modelUrl,
+    Model: canary.model.url,
     Collection: canary.collection,
     Weight: `${canary.weight}%`,
     'Receives now': status
@@ -128,7 +128,7 @@ export function CanaryCard(props: { platform: InferencePlatform }) {
   };
   if (status?.message) metadata.Message = status.message;
   const m = status?.metrics;
-  const stableModel = platform.spec.inference.modelUrl;
+  const stableModel = platform.spec.inference.model.url;
   return (
     <InfoCard
       title="Canary"
@@ -158,7 +158,7 @@ export function CanaryCard(props: { platform: InferencePlatform }) {
             />
             <MetricsRow
               version="Canary"
-              model={canary.modelUrl}
+              model={canary.model.url}
               metrics={m?.canary}
             />
           </TableBody>
@@ -201,7 +201,7 @@ export function CanaryCard(props: { platform: InferencePlatform }) {
         }
         description={
           open === 'promote'
-            ? `${canary.modelUrl} becomes the stable model and ${canary.collection} its collection: the servers roll onto them and the canary's own objects are removed.`
+            ? `${canary.model.url} becomes the stable model and ${canary.collection} its collection: the servers roll onto them and the canary's own objects are removed.`
             : `The canary's servers are removed and ${stableModel} serves every request. Its collection ${canary.collection} stays in Qdrant.`
         }
         busy={busy}

@@ -91,7 +91,7 @@ function detailOf(
     ],
     objects: [
       {
-        apiVersion: 'cv.platform.tech/v1alpha1',
+        apiVersion: 'cv.platform.tech/v1beta1',
         kind: 'InferencePlatform',
         name: 'search',
       },
@@ -277,7 +277,7 @@ describe('platform detail page', () => {
         error: {
           name: 'InputError',
           message:
-            'spec.inference.modelUrl: Invalid value: "s3://nope": bucket not allowed',
+            'spec.inference.model.url: Invalid value: "s3://nope": bucket not allowed',
         },
         response: { statusCode: 400 },
       },
@@ -292,7 +292,7 @@ describe('platform detail page', () => {
     fireEvent.click(dialog.getByRole('button', { name: 'Save' }));
     expect(
       await dialog.findByText(
-        /Rejected: spec.inference.modelUrl: Invalid value/,
+        /Rejected: spec.inference.model.url: Invalid value/,
       ),
     ).toBeInTheDocument();
     expect(screen.getByRole('dialog')).toBeInTheDocument();
@@ -381,7 +381,7 @@ describe('platform detail page', () => {
       () => ({
         status: 200,
         body: {
-          apiVersion: 'cv.platform.tech/v1alpha1',
+          apiVersion: 'cv.platform.tech/v1beta1',
           kind: 'InferencePlatform',
           metadata: { name: 'search' },
           spec: { qdrant: { replicas: 3 } },

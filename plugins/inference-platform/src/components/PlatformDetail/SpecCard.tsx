@@ -1,7 +1,7 @@
 import { InfoCard, StructuredMetadataTable } from '@backstage/core-components';
 import {
   CATALOG_ENTITY_ANNOTATION,
-  InferencePlatform,
+  InferencePlatformV1beta1,
   OWNER_ANNOTATION,
   ResourceRequirements,
 } from '@cv-platform/plugin-inference-platform-common';
@@ -25,30 +25,31 @@ function resources(r?: ResourceRequirements): string {
 }
 
 /** What the user declared, with the CRD's defaults spelled out. */
-export function SpecCard(props: { platform: InferencePlatform }) {
+export function SpecCard(props: { platform: InferencePlatformV1beta1 }) {
   const { qdrant, inference } = props.platform.spec;
   const annotations = props.platform.metadata.annotations ?? {};
   const metadata: Record<string, string> = {
     'Qdrant version': qdrant.version,
     'Qdrant replicas': String(qdrant.replicas ?? 1),
-    'Qdrant storage': `${qdrant.storageSize ?? '10Gi'} per peer, class ${
-      qdrant.storageClassName || 'cluster default'
+    'Qdrant storage': `${qdrant.storage?.size ?? '10Gi'} per peer, class ${
+      qdrant.storage?.className || 'cluster default'
     }`,
     'Qdrant image': `${qdrant.image ?? 'qdrant/qdrant'}:${qdrant.version}`,
     'Qdrant resources': resources(qdrant.resources),
     'Inference image': inference.image,
-    'Model URL': inference.modelUrl,
-    'Model source': `${inference.modelSource?.mode ?? 'emptyDir'}, up to ${
-      inference.modelSource?.sizeLimit ?? '1Gi'
+    'Model URL': inference.model.url,
+    'Model source': `${inference.model.source?.mode ?? 'emptyDir'}, up to ${
+      inference.model.source?.sizeLimit ?? '1Gi'
     }`,
+    'Model update': inference.model.update ?? 'HotReload',
     'Inference replicas': String(inference.replicas ?? 1),
     GPU: inference.gpu?.count
       ? `${inference.gpu.count} × ${inference.gpu.type ?? 'any type'}`
       : 'none',
     'Inference resources': resources(inference.resources),
     Collection: inference.collection ?? 'images',
-    Batching: `up to ${inference.batchMaxSize ?? 16} items or ${
-      inference.batchMaxLatencyMs ?? 5
+    Batching: `up to ${inference.batching?.maxSize ?? 16} items or ${
+      inference.batching?.maxLatencyMs ?? 5
     } ms`,
   };
   if (annotations[OWNER_ANNOTATION])

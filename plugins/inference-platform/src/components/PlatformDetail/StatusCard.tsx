@@ -1,12 +1,12 @@
 import { Box, Grid, Typography } from '@material-ui/core';
 import { InfoCard, StatusOK, StatusPending } from '@backstage/core-components';
-import { InferencePlatform } from '@cv-platform/plugin-inference-platform-common';
+import { InferencePlatformV1beta1 } from '@cv-platform/plugin-inference-platform-common';
 import { inferenceReadiness, qdrantReadiness } from '../../state';
 import { PhaseChip } from '../PhaseChip';
 import { ReadinessBar } from '../ReadinessBar';
 
 /** Phase, the operator's message and both tiers' readiness. */
-export function StatusCard(props: { platform: InferencePlatform }) {
+export function StatusCard(props: { platform: InferencePlatformV1beta1 }) {
   const { platform } = props;
   const status = platform.status;
   const upToDate =

@@ -79,7 +79,7 @@ export function PlatformList() {
       <EmptyState
         missing="data"
         title="No inference platforms yet"
-        description="Create one from the software templates, or apply an InferencePlatform resource with kubectl; it appears here as soon as the cluster accepts it."
+        description="Create one from the software templates, or apply an InferencePlatformV1beta1 resource with kubectl; it appears here as soon as the cluster accepts it."
         action={<CreateButton />}
       />
     );

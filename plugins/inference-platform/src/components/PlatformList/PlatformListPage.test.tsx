@@ -101,7 +101,9 @@ describe('PlatformListPage', () => {
       await screen.findByText('No inference platforms yet'),
     ).toBeInTheDocument();
     expect(
-      screen.getByText(/software templates, or apply an InferencePlatform/),
+      screen.getByText(
+        /software templates, or apply an InferencePlatformV1beta1/,
+      ),
     ).toBeInTheDocument();
     expect(
       screen.getByRole('button', { name: 'Create a platform' }),

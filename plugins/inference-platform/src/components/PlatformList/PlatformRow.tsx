@@ -41,7 +41,7 @@ function PlatformRowView(props: { platformKey: PlatformKey }) {
   const detailPath = useRouteRef(platformRouteRef);
   if (!platform) return null;
   const { namespace, name } = parsePlatformKey(platformKey);
-  const modelUrl = platform.spec.inference.modelUrl;
+  const modelUrl = platform.spec.inference.model.url;
   return (
     <TableRow
       hover
