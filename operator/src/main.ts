@@ -22,6 +22,7 @@ import { Operator } from './Operator';
 import { loadKubeConfig } from './kube/loadKubeConfig';
 import { KubeClient } from './kube/KubeClient';
 import { migrateStoredVersions } from './storage/migrateStoredVersions';
+import { operatorHealth } from './health/operatorHealth';
 import { consoleLogger } from './logger';
 
 function parseArgs(argv: string[]) {
@@ -113,12 +114,10 @@ async function main() {
       res.setHeader('Content-Type', operator.metrics.registry.contentType);
       res.end(await operator.metrics.registry.metrics());
     } else if (req.url === '/healthz' || req.url === '/readyz') {
-      // Ready only while the conversion webhook serves (when this process
-      // serves it): the API server's v1alpha1 reads depend on it.
-      const webhook = operator.conversionWebhook?.status();
-      res.statusCode = req.url === '/readyz' && webhook && !webhook.serving ? 503 : 200;
+      const health = operatorHealth(req.url, operator.conversionWebhook?.status());
+      res.statusCode = health.status;
       res.setHeader('Content-Type', 'application/json');
-      res.end(JSON.stringify({ status: res.statusCode === 200 ? 'ok' : 'unready', ...(webhook ? { conversionWebhook: webhook } : {}) }));
+      res.end(JSON.stringify(health.body));
     } else {
       res.statusCode = 404;
       res.end();

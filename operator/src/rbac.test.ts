@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { KubeConfig } from '@kubernetes/client-node';
-import { testKubeconfigPath, testQdrantUrlTemplates } from '@cv-platform/local-cluster';
+import { boundServiceAccount, testKubeconfigPath, testQdrantUrlTemplates } from '@cv-platform/local-cluster';
 import { KubeApiError } from './kube/KubeClient';
 import { Operator } from './Operator';
 import {
@@ -54,42 +54,17 @@ describe('the shipped RBAC', () => {
       const role = doc('ClusterRole', 'inference-platform-operator');
       const secretsRole = doc('ClusterRole', 'inference-platform-operator-secrets');
       const leaderRole = doc('Role', 'inference-platform-operator-leader-election');
-      const mk = async (p: string, body: any) => {
-        const r = await api.request('POST', p, body);
-        if (r.status >= 300) throw new Error(`${p}: ${JSON.stringify(r.body)}`);
-        return r.body;
-      };
-      const sa = { kind: 'ServiceAccount', name: 'operator', namespace: ns };
-      await mk(`/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'operator' } });
-      const rbac = '/apis/rbac.authorization.k8s.io/v1';
-      await mk(`${rbac}/clusterroles`, { ...role, metadata: { name: `ipo-${ns}` } });
-      await mk(`${rbac}/clusterroles`, { ...secretsRole, metadata: { name: `ipo-secrets-${ns}` } });
-      await mk(`${rbac}/clusterrolebindings`, {
-        apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: `ipo-${ns}` },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `ipo-${ns}` }, subjects: [sa],
+      const account = await boundServiceAccount(api, {
+        namespace: ns,
+        name: 'operator',
+        prefix: `ipo-${ns}`,
+        clusterRoles: [role],
+        namespacedClusterRoles: [secretsRole],
+        roles: [leaderRole],
+        adminKubeconfigPath: testKubeconfigPath(),
       });
-      await mk(`${rbac}/namespaces/${ns}/roles`, { ...leaderRole, metadata: { name: 'leader-election', namespace: ns } });
-      await mk(`${rbac}/namespaces/${ns}/rolebindings`, {
-        apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'leader-election' },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'leader-election' }, subjects: [sa],
-      });
-      await mk(`${rbac}/namespaces/${ns}/rolebindings`, {
-        apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'secrets' },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `ipo-secrets-${ns}` }, subjects: [sa],
-      });
-      const token = (await mk(`/api/v1/namespaces/${ns}/serviceaccounts/operator/token`, {
-        apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 },
-      })).status.token;
-
-      const admin = new KubeConfig();
-      admin.loadFromFile(testKubeconfigPath());
       const kubeConfig = new KubeConfig();
-      kubeConfig.loadFromOptions({
-        clusters: [{ ...admin.getCurrentCluster()!, name: 'local' }],
-        users: [{ name: 'operator', token }],
-        contexts: [{ name: 'operator', cluster: 'local', user: 'operator' }],
-        currentContext: 'operator',
-      });
+      kubeConfig.loadFromString(account.kubeconfig);
       const operator = new Operator({
         kubeConfig,
         namespaces: [ns],
@@ -176,6 +151,7 @@ describe('the shipped RBAC', () => {
         );
       } finally {
         await operator.stop();
+        await account.cleanup();
       }
 
       expect(refused).toEqual([]);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
-import { LocalCluster, eventually, freePort } from '@cv-platform/local-cluster';
+import { LocalCluster, boundServiceAccount, eventually, freePort } from '@cv-platform/local-cluster';
 import {
   V1ALPHA1_FIELDS_ANNOTATION,
   inferencePlatformCrd,
@@ -38,38 +38,18 @@ function permission(method: string, urlPath: string): string {
 
 /** A client with the shipped webhook rules only (bound to a service account of ns), recording what it uses. */
 async function webhookClient(cluster: LocalCluster, ns: string) {
-  const mk = async (p: string, body: any) => {
-    const r = await cluster.request('POST', p, body);
-    if (r.status >= 300) throw new Error(`${p}: ${JSON.stringify(r.body)}`);
-    return r.body;
-  };
   const role = doc('ClusterRole', 'inference-platform-operator-webhook');
   const certRole = doc('Role', 'inference-platform-operator-webhook-certificate');
-  const sa = { kind: 'ServiceAccount', name: 'operator', namespace: ns };
-  const rbac = '/apis/rbac.authorization.k8s.io/v1';
-  await mk(`/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'operator' } });
-  await mk(`${rbac}/clusterroles`, { ...role, metadata: { name: 'webhook' } });
-  await mk(`${rbac}/clusterrolebindings`, {
-    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'webhook' },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'webhook' }, subjects: [sa],
+  const account = await boundServiceAccount(cluster, {
+    namespace: ns,
+    name: 'operator',
+    prefix: 'webhook',
+    clusterRoles: [role],
+    roles: [certRole],
+    adminKubeconfigPath: cluster.kubeconfigPath,
   });
-  await mk(`${rbac}/namespaces/${ns}/roles`, { ...certRole, metadata: { name: 'webhook-certificate', namespace: ns } });
-  await mk(`${rbac}/namespaces/${ns}/rolebindings`, {
-    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'webhook-certificate' },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'webhook-certificate' }, subjects: [sa],
-  });
-  const token = (await mk(`/api/v1/namespaces/${ns}/serviceaccounts/operator/token`, {
-    apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 },
-  })).status.token;
-  const admin = new KubeConfig();
-  admin.loadFromFile(cluster.kubeconfigPath);
   const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ ...admin.getCurrentCluster()!, name: 'local' }],
-    users: [{ name: 'operator', token }],
-    contexts: [{ name: 'operator', cluster: 'local', user: 'operator' }],
-    currentContext: 'operator',
-  });
+  kubeConfig.loadFromString(account.kubeconfig);
   const client = new KubeClient(kubeConfig);
   const used = new Set<string>();
   const request = client.request.bind(client);

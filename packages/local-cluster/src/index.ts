@@ -14,3 +14,5 @@ export { S3TestServer, ensureVersitygw, VERSITYGW_VERSION } from './s3/S3TestSer
 export { thirdPartyCrds } from './thirdPartyCrds';
 export type { ThirdParty } from './thirdPartyCrds';
 export { ensureHelm } from './ensureHelm';
+export { boundServiceAccount } from './boundServiceAccount';
+export type { BoundServiceAccount } from './boundServiceAccount';

@@ -4,6 +4,8 @@ import path from 'node:path';
 import yaml from 'js-yaml';
 import { mockCredentials, mockServices, startTestBackend } from '@backstage/backend-test-utils';
 import {
+  boundServiceAccount,
+  BoundServiceAccount,
   createTestNamespace,
   deleteTestNamespace,
   eventually,
@@ -33,56 +35,28 @@ describe("the portal's least-privilege ClusterRole", () => {
   let ns: string;
   let dir: string;
   let operator: Operator | undefined;
+  let account: BoundServiceAccount | undefined;
   beforeAll(async () => {
     ns = await createTestNamespace(api, 'portal');
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-rbac-'));
   });
   afterAll(async () => {
     await operator?.stop();
-    await api.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/ipp-${ns}`);
-    await api.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterroles/ipp-${ns}`);
+    await account?.cleanup();
     await deleteTestNamespace(api, ns);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('serves the list, a platform page with its events, YAML and logs, edits, back-up-now and delete, and reconciles nothing itself', async () => {
-    const mk = async (p: string, body: any) => {
-      const r = await api.request('POST', p, body);
-      if (r.status >= 300) throw new Error(`${p}: ${JSON.stringify(r.body)}`);
-      return r.body;
-    };
-    const rbac = '/apis/rbac.authorization.k8s.io/v1';
-    await mk(`/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'portal' } });
-    await mk(`${rbac}/clusterroles`, { ...role, metadata: { name: `ipp-${ns}` } });
-    await mk(`${rbac}/clusterrolebindings`, {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: `ipp-${ns}` },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `ipp-${ns}` },
-      subjects: [{ kind: 'ServiceAccount', name: 'portal', namespace: ns }],
+    account = await boundServiceAccount(api, {
+      namespace: ns,
+      name: 'portal',
+      prefix: `ipp-${ns}`,
+      clusterRoles: [role],
+      adminKubeconfigPath: testKubeconfigPath(),
     });
-    const token = (
-      await mk(`/api/v1/namespaces/${ns}/serviceaccounts/portal/token`, {
-        apiVersion: 'authentication.k8s.io/v1',
-        kind: 'TokenRequest',
-        spec: { expirationSeconds: 3600 },
-      })
-    ).status.token;
-    // The admin kubeconfig's cluster, the service account's token.
-    const admin = yaml.load(fs.readFileSync(testKubeconfigPath(), 'utf8')) as any;
     const kubeconfigPath = path.join(dir, 'kubeconfig');
-    fs.writeFileSync(
-      kubeconfigPath,
-      yaml.dump({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: 'local', cluster: admin.clusters[0].cluster }],
-        users: [{ name: 'portal', user: { token } }],
-        contexts: [{ name: 'portal', context: { cluster: 'local', user: 'portal' } }],
-        'current-context': 'portal',
-      }),
-      { mode: 0o600 },
-    );
+    fs.writeFileSync(kubeconfigPath, account.kubeconfig, { mode: 0o600 });
 
     // The standalone operator reconciles, with its own (admin) credentials.
     operator = new Operator({
