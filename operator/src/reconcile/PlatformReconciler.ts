@@ -349,7 +349,8 @@ export class PlatformReconciler {
     const stablePods = inferencePods.filter(o => isTrack(o, 'stable'));
     const canaryPods = inferencePods.filter(o => isTrack(o, 'canary'));
     const canary = canarySpec(spec);
-    const split = splitReplicas(spec.inference.replicas, spec.inference.canary?.weight ?? 0, canaryPods.filter(isPodReady).length);
+    const canaryReady = canaryPods.filter(isPodReady).length;
+    const split = splitReplicas(spec.inference.replicas, spec.inference.canary?.weight ?? 0, canaryReady);
     let clusterInfo = await this.qdrantClusterInfo(key, p, sts, spec.qdrant.replicas);
     if (!scaleDown && sts && !stsLeaving && !recreation) {
       clusterInfo = await this.removeStrandedPeers(key, p, clusterInfo, sts.spec?.replicas ?? spec.qdrant.replicas, events);
@@ -493,6 +494,7 @@ export class PlatformReconciler {
             ? {
                 deployment: caches.deployments.get(namespace, names.inferenceCanary(p)),
                 pods: canaryPods,
+                ready: canaryReady,
                 replicas: split.canary,
                 platformReplicas: spec.inference.replicas,
                 stableReady: stablePods.filter(isPodReady).length,

@@ -1,5 +1,4 @@
 import { CanaryStatus, ConditionType, DefaultedSpec } from '@cv-platform/inference-platform-api';
-import { isPodReady } from './isPodReady';
 import { ConditionInput, Reason } from './conditions';
 import { cannotStart, crashLooping, modelLoadFailure, rolloutComplete, stalledRollout, warmupTimeouts } from './computeStatus';
 
@@ -7,6 +6,8 @@ export interface ObservedCanary {
   /** The canary's Deployment, as the cache shows it. */
   deployment?: any;
   pods: any[];
+  /** Of those, the ready ones. */
+  ready: number;
   /** Servers the canary's Deployment is asked for (its share of spec.inference.replicas). */
   replicas: number;
   /** spec.inference.replicas: what the platform's readiness counts against. */
@@ -25,15 +26,25 @@ export interface ObservedCanary {
  */
 export function canaryStatus(spec: DefaultedSpec, observed: ObservedCanary, now: number): { status: CanaryStatus; condition: ConditionInput } {
   const c = spec.inference.canary!;
-  const ready = observed.pods.filter(isPodReady).length;
+  const ready = observed.ready;
   const total = ready + observed.stableReady;
   const effectiveWeight = total ? Math.round((100 * ready) / total) : 0;
-  const failure =
-    modelLoadFailure(observed.pods, c.modelUrl) ??
-    crashLooping(observed.pods, 'inference') ??
-    cannotStart(observed.pods, 'inference') ??
-    warmupTimeouts(observed.pods, spec.inference.modelSource.warmupTimeoutSeconds, now) ??
-    (observed.deployment ? stalledRollout(observed.deployment) : undefined);
+  // The first failure found, with the reason it is reported under.
+  const failures: Array<[string, () => string | undefined]> = [
+    [Reason.ModelDownloadFailed, () => modelLoadFailure(observed.pods, c.modelUrl)],
+    [Reason.ContainerCrashLooping, () => crashLooping(observed.pods, 'inference') ?? cannotStart(observed.pods, 'inference')],
+    [Reason.WarmupTimeout, () => warmupTimeouts(observed.pods, spec.inference.modelSource.warmupTimeoutSeconds, now)],
+    [Reason.ProgressDeadlineExceeded, () => (observed.deployment ? stalledRollout(observed.deployment) : undefined)],
+  ];
+  let failure: string | undefined;
+  let failureReason: string = Reason.ProgressDeadlineExceeded;
+  for (const [reason, find] of failures) {
+    failure = find();
+    if (failure) {
+      failureReason = reason;
+      break;
+    }
+  }
   let state: CanaryStatus['state'];
   let message: string;
   let condition: ConditionInput;
@@ -44,11 +55,7 @@ export function canaryStatus(spec: DefaultedSpec, observed: ObservedCanary, now:
   } else if (failure) {
     state = 'Failed';
     message = `${failure}; the canary receives ${ready ? `${effectiveWeight}% of requests from its ${ready} ready servers` : 'no requests'}, the stable model serves the rest`;
-    let reason: string = Reason.ProgressDeadlineExceeded;
-    if (modelLoadFailure(observed.pods, c.modelUrl)) reason = Reason.ModelDownloadFailed;
-    else if (crashLooping(observed.pods, 'inference') || cannotStart(observed.pods, 'inference')) reason = Reason.ContainerCrashLooping;
-    else if (warmupTimeouts(observed.pods, spec.inference.modelSource.warmupTimeoutSeconds, now)) reason = Reason.WarmupTimeout;
-    condition = { type: ConditionType.CanaryReady, status: 'False', reason, message };
+    condition = { type: ConditionType.CanaryReady, status: 'False', reason: failureReason, message };
   } else if (observed.deployment && rolloutComplete(observed.deployment, observed.replicas) && ready >= observed.replicas) {
     // The Deployment's count and the pods' own readiness (the pod cache may
     // trail the Deployment's): Serving only once both say so.
