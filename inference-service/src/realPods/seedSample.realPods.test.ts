@@ -484,6 +484,71 @@ describe('the seed sample on real pods', () => {
     expect(events.map((e: any) => e.reason)).toContain('Degraded');
   });
 
+  it('drains a deleted server: every search through the Service succeeds while a pod is deleted and replaced', async () => {
+    const name = 'image-retrieval-prod';
+    const ready = await waitForPhase(name, 'Ready');
+    const isReady = (x: any) =>
+      x.status?.conditions?.some(
+        (c: any) => c.type === 'Ready' && c.status === 'True',
+      );
+    const [victim] = await pods('app.kubernetes.io/name=inference-service');
+    const svc = (
+      await cluster.request(
+        'GET',
+        `/api/v1/namespaces/${ns}/services/${names.inference(ready)}`,
+      )
+    ).body;
+    const base = `http://${svc.spec.clusterIP}:${svc.spec.ports[0].port}`;
+    const query = await renderScene(2005);
+    let searching = true;
+    const statuses: number[] = [];
+    // Two clients, bounded in count and time.
+    const loops = Array.from({ length: 2 }, async () => {
+      const until = Date.now() + 240_000;
+      while (searching && statuses.length < 5000 && Date.now() < until) {
+        const r = await fetch(`${base}/v1/search?k=1`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/octet-stream' },
+          body: query,
+        }).catch(() => undefined);
+        statuses.push(r?.status ?? 0);
+        await r?.arrayBuffer();
+      }
+    });
+    try {
+      await eventually('searches flowing', async () => statuses.length >= 10);
+      // A graceful delete, as a drain or a rollout does: SIGTERM, the pod
+      // leaves the Service's endpoints, the server finishes what it has.
+      expect(
+        (
+          await cluster.request(
+            'DELETE',
+            `/api/v1/namespaces/${ns}/pods/${victim.metadata.name}`,
+          )
+        ).status,
+      ).toBe(200);
+      await eventually(
+        'the deleted pod gone and its replacement ready',
+        async () => {
+          const now = await pods('app.kubernetes.io/name=inference-service');
+          return (
+            !now.some(x => x.metadata.uid === victim.metadata.uid) &&
+            now.length === 2 &&
+            now.every(isReady)
+          );
+        },
+        180_000,
+        500,
+      );
+      await waitForPhase(name, 'Ready');
+    } finally {
+      searching = false;
+      await Promise.all(loops);
+    }
+    expect(statuses.length).toBeGreaterThan(20);
+    expect(statuses.filter(x => x !== 200)).toEqual([]);
+  });
+
   it('hot-reloads a new model: no pod restarts, no failed search; a model that cannot load or has another dimension leaves the old one serving, Degraded', async () => {
     const name = 'image-retrieval-prod';
     const serverPods = async () =>

@@ -6,6 +6,7 @@ import { LocalCluster, boundServiceAccount, eventually, freePort } from '@cv-pla
 import {
   V1ALPHA1_FIELDS_ANNOTATION,
   inferencePlatformCrd,
+  renderRestoreCrdYaml,
   sampleInferencePlatform,
 } from '@cv-platform/inference-platform-api';
 import yaml from 'js-yaml';
@@ -13,6 +14,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../kube/KubeClient';
 import { loadKubeConfig } from '../kube/loadKubeConfig';
 import { migrateStoredVersions } from '../storage/migrateStoredVersions';
+import { Operator } from '../Operator';
 import { ConversionWebhook } from './ConversionWebhook';
 
 jest.setTimeout(300_000);
@@ -94,6 +96,7 @@ describe('the conversion webhook on a local control plane', () => {
     delete previous.spec.conversion;
     crdDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crds-'));
     fs.writeFileSync(path.join(crdDir, 'crd.yaml'), JSON.stringify(previous));
+    fs.writeFileSync(path.join(crdDir, 'restore.yaml'), renderRestoreCrdYaml());
     cluster = await LocalCluster.start({ log: () => {}, crdDir });
     await cluster.request('POST', '/api/v1/namespaces', { metadata: { name: ns } });
     // The webhook and the migration run with the shipped rules and nothing else.
@@ -265,6 +268,27 @@ describe('the conversion webhook on a local control plane', () => {
     expect(migrated).toEqual({ storageVersion: 'v1beta1', rewritten: 3, before: ['v1alpha1', 'v1beta1'], after: ['v1beta1'] });
     expect((await cluster.request('GET', CRD)).body.status.storedVersions).toEqual(['v1beta1']);
     expect(await migrateStoredVersions(client)).toMatchObject({ rewritten: 0 });
+    // The same as the leader's startup step (--migrate-storage): an old
+    // version listed again is dropped once an operator leads.
+    expect(
+      (await cluster.request('PATCH', `${CRD}/status`, { status: { storedVersions: ['v1alpha1', 'v1beta1'] } }, 'application/merge-patch+json')).status,
+    ).toBe(200);
+    const leader = new Operator({
+      kubeConfig: loadKubeConfig({ kubeconfigPath: cluster.kubeconfigPath }),
+      namespaces: ['idle'],
+      workers: 1,
+      leaderElection: { enabled: true, leaseNamespace: ns, retryPeriodMs: 200 },
+      migrateStorage: true,
+    });
+    await leader.start();
+    try {
+      await eventually('the leader migrated storage', async () => {
+        const versions = (await cluster.request('GET', CRD)).body.status.storedVersions;
+        return leader.isLeader() && JSON.stringify(versions) === '["v1beta1"]';
+      });
+    } finally {
+      await leader.stop();
+    }
     const late = await cluster.request('PUT', CRD, {
       ...v1beta1Only,
       metadata: { ...v1beta1Only.metadata, resourceVersion: (await cluster.request('GET', CRD)).body.metadata.resourceVersion },
