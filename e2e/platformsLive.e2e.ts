@@ -312,15 +312,13 @@ async function main() {
           crPath,
           {
             spec: {
-              qdrant: {
-                backup: {
-                  schedule: '0 3 * * *',
-                  s3: {
-                    bucket: 'backups',
-                    endpoint: s3.endpoint,
-                    region: 'us-east-1',
-                    credentialsSecretRef: { name: 'backup-store' },
-                  },
+              backup: {
+                schedule: '0 3 * * *',
+                s3: {
+                  bucket: 'backups',
+                  endpoint: s3.endpoint,
+                  region: 'us-east-1',
+                  credentialsSecretRef: { name: 'backup-store' },
                 },
               },
             },

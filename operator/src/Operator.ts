@@ -7,6 +7,7 @@ import { Logger, noopLogger } from './logger';
 import { EventRecorder } from './events/EventRecorder';
 import { OperatorMetrics } from './metrics/OperatorMetrics';
 import { LeaderElector } from './leader/LeaderElector';
+import type { ChildMutator } from './reconcile/ChildMutator';
 import { toOperatorModel } from './runtime/toOperatorModel';
 import { ConversionWebhook, ConversionWebhookOptions } from './webhook/ConversionWebhook';
 import { migrateStoredVersions } from './storage/migrateStoredVersions';
@@ -96,6 +97,14 @@ export interface OperatorOptions {
    * migrateStoredVersions). Default false.
    */
   migrateStorage?: boolean;
+  /** Run over every child before it is applied; more with addChildMutator. */
+  childMutators?: ChildMutator[];
+  /**
+   * Reconcile only once releaseReconcile() is called (caches fill at start
+   * anyway): lets a host register child mutators first, so no pass applies
+   * children without them.
+   */
+  holdReconcile?: boolean;
 }
 
 function serverStateReader(options: OperatorOptions, client: KubeClient, templated: boolean): ReadServerState | undefined {
@@ -155,6 +164,11 @@ export class Operator {
   private readonly logger: Logger;
   private readonly listeners = new Set<(e: PlatformEvent) => void>();
   private elector?: LeaderElector;
+  private readonly childMutators: ChildMutator[] = [];
+  private releaseGate: () => void = () => {};
+  private readonly reconcileReleased: Promise<void> = new Promise(resolve => {
+    this.releaseGate = resolve;
+  });
   /** The conversion webhook, when this process serves it. */
   readonly conversionWebhook?: ConversionWebhook;
   private abort?: AbortController;
@@ -171,6 +185,8 @@ export class Operator {
     this.client = new KubeClient(options.kubeConfig, method => this.metrics.requests.inc({ method }), {
       credentialRefreshMs: options.credentialRefreshMs,
     });
+    this.childMutators.push(...(options.childMutators ?? []));
+    if (!options.holdReconcile) this.releaseGate();
     if (options.conversionWebhook) this.conversionWebhook = new ConversionWebhook(this.client, options.conversionWebhook, this.logger);
     const ns = options.namespaces;
     const owned = `${LABEL_PLATFORM},app.kubernetes.io/managed-by=${MANAGED_BY}`;
@@ -224,6 +240,7 @@ export class Operator {
     const peerClient = new QdrantPeerClient(qdrantRequest);
     this.reconciler = new PlatformReconciler({
       client: this.client,
+      childMutators: this.childMutators,
       caches: this.caches,
       recorder,
       logger: this.logger,
@@ -326,6 +343,16 @@ export class Operator {
     return (Object.values(this.caches) as SharedInformer[]).every(c => c.informers.every(i => i.hasSynced()));
   }
 
+  /** Adds a child mutator; with holdReconcile, before releaseReconcile() it applies from the first pass. */
+  addChildMutator(mutator: ChildMutator): void {
+    this.childMutators.push(mutator);
+  }
+
+  /** Lets a holdReconcile operator reconcile (idempotent). */
+  releaseReconcile(): void {
+    this.releaseGate();
+  }
+
   isLeader(): boolean {
     return this.elector ? this.elector.isLeader() : this.options.reconcile !== false;
   }
@@ -357,6 +384,13 @@ export class Operator {
     await Promise.all(informers.map(c => c.waitForSync()));
     this.logger.info('Informer caches synced', { platforms: this.platforms().length });
     if (this.options.reconcile === false) return;
+    // Held: start() returns with the caches synced; reconciling begins on release.
+    void this.reconcileReleased.then(() => {
+      if (!signal.aborted) this.startReconciling(signal);
+    });
+  }
+
+  private startReconciling(signal: AbortSignal) {
     const le = this.options.leaderElection;
     if (le?.enabled) {
       this.elector = new LeaderElector(

@@ -16,6 +16,7 @@ export * from './reconcile/isSubset';
 export * from './logger';
 export * from './Operator';
 export * from './reconcile/PlatformReconciler';
+export type { ChildMutator } from './reconcile/ChildMutator';
 export * from './status/computeStatus';
 export * from './status/conditions';
 export * from './qdrant/QdrantAdminClient';

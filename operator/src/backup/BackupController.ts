@@ -72,7 +72,7 @@ export async function openBackupStore(client: KubeClient, namespace: string, s3:
 const keyOf = (p: InferencePlatform) => `${p.metadata.namespace}/${p.metadata.name}`;
 
 /**
- * Takes the backups spec.qdrant.backup asks for, inside the operator rather
+ * Takes the backups spec.backup (spec.qdrant.backup in the operator's layout) asks for, inside the operator rather
  * than in a CronJob it would own: snapshots are per peer and the operator
  * already reaches every peer (directly or through the API server's proxy)
  * and knows Raft's state, results go straight into status, and there is no
@@ -299,10 +299,10 @@ export class BackupController {
       type: ConditionType.BackupSucceeded,
       status: 'False',
       reason: 'InvalidSchedule',
-      message: `spec.qdrant.backup.schedule: ${why}`,
+      message: `spec.backup.schedule: ${why}`,
       lastTransitionTime: rfc3339Seconds(this.now()),
     });
-    void this.o.recorder.record(p, 'Warning', 'InvalidSchedule', `spec.qdrant.backup.schedule: ${why}`);
+    void this.o.recorder.record(p, 'Warning', 'InvalidSchedule', `spec.backup.schedule: ${why}`);
   }
 
   /** Server-side apply of status.backup (and the condition) with this controller's own field manager. */

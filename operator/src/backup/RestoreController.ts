@@ -109,7 +109,7 @@ export class RestoreController {
     }
     const backup = p.spec.qdrant.backup;
     if (!backup) {
-      await this.fail(r, p, set, `InferencePlatform ${p.metadata.name} has no spec.qdrant.backup: nothing says where its backups are`);
+      await this.fail(r, p, set, `InferencePlatform ${p.metadata.name} has no spec.backup: nothing says where its backups are`);
       return;
     }
     const platformKey = `${namespace}/${p.metadata.name}`;

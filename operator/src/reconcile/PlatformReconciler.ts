@@ -4,6 +4,7 @@ import {
   QdrantClusterInfo,
   withDefaults,
 } from '@cv-platform/inference-platform-api';
+import type { ChildMutator } from './ChildMutator';
 import { rfc3339Seconds } from '../kube/rfc3339Seconds';
 import { KubeApiError, KubeClient, resourcePath, ResourceRef } from '../kube/KubeClient';
 import { Logger } from '../logger';
@@ -84,6 +85,8 @@ export interface ReconcileResult {
 
 export interface ReconcilerOptions {
   client: KubeClient;
+  /** Run over every child before it is applied (read on each pass: later additions count). */
+  childMutators?: ChildMutator[];
   caches: Caches;
   recorder: EventRecorder;
   logger: Logger;
@@ -429,6 +432,7 @@ export class PlatformReconciler {
     if (caches.serviceMonitors) children.push({ obj: inferenceServiceMonitor(p), ref: Resources.serviceMonitors, cache: caches.serviceMonitors });
     if (caches.podMonitors) children.push({ obj: qdrantPodMonitor(p), ref: Resources.podMonitors, cache: caches.podMonitors });
 
+    for (const mutate of this.o.childMutators ?? []) for (const child of children) mutate(child.obj, p);
     const deploymentChild = children.find(c => c.ref === Resources.deployments);
     // Children are independent objects: apply them concurrently.
     try {

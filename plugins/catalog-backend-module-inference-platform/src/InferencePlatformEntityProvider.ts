@@ -1,6 +1,8 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
 import { EntityProvider, EntityProviderConnection } from '@backstage/plugin-catalog-node';
 import type { Operator } from '@cv-platform/operator';
+import { toV1beta1 } from '@cv-platform/plugin-inference-platform-common';
+import type { PlatformEntityTransformer } from '@cv-platform/plugin-inference-platform-node';
 import { PlatformEntityDefaults, platformToEntity } from './platformToEntity';
 
 /**
@@ -18,6 +20,8 @@ export class InferencePlatformEntityProvider implements EntityProvider {
     private readonly defaults: Omit<PlatformEntityDefaults, 'providerName'>,
     private readonly logger: LoggerService,
     private readonly debounceMs = 1000,
+    /** Run over each entity in order (the catalog module's extension point). */
+    private readonly transformers: PlatformEntityTransformer[] = [],
   ) {}
 
   getProviderName(): string {
@@ -47,10 +51,14 @@ export class InferencePlatformEntityProvider implements EntityProvider {
       return;
     }
     const providerName = this.getProviderName();
-    const entities = this.operator.platforms().map(p => ({
-      entity: platformToEntity(p, { ...this.defaults, providerName }),
-      locationKey: providerName,
-    }));
+    const entities = this.operator.platforms().map(p => {
+      let entity = platformToEntity(p, { ...this.defaults, providerName });
+      if (this.transformers.length) {
+        const platform = toV1beta1(p);
+        for (const transform of this.transformers) entity = transform(entity, platform);
+      }
+      return { entity, locationKey: providerName };
+    });
     await this.connection.applyMutation({ type: 'full', entities });
   }
 

@@ -1,6 +1,10 @@
 import { coreServices, createBackendModule } from '@backstage/backend-plugin-api';
 import { catalogProcessingExtensionPoint } from '@backstage/plugin-catalog-node';
-import { embeddedOperatorServiceRef } from '@cv-platform/plugin-inference-platform-node';
+import {
+  embeddedOperatorServiceRef,
+  inferencePlatformCatalogExtensionPoint,
+  PlatformEntityTransformer,
+} from '@cv-platform/plugin-inference-platform-node';
 import { InferencePlatformEntityProvider } from './InferencePlatformEntityProvider';
 import { PlatformDependencyProcessor } from './PlatformDependencyProcessor';
 
@@ -14,6 +18,12 @@ export const catalogModuleInferencePlatform = createBackendModule({
   pluginId: 'catalog',
   moduleId: 'inference-platform',
   register(reg) {
+    const transformers: PlatformEntityTransformer[] = [];
+    reg.registerExtensionPoint(inferencePlatformCatalogExtensionPoint, {
+      addEntityTransformer: transformer => {
+        transformers.push(transformer);
+      },
+    });
     reg.registerInit({
       deps: {
         catalog: catalogProcessingExtensionPoint,
@@ -38,6 +48,8 @@ export const catalogModuleInferencePlatform = createBackendModule({
             defaultSystem: c?.getOptionalString('defaultSystem') ?? 'cv-inference-platform',
           },
           logger,
+          undefined,
+          transformers,
         );
         catalog.addEntityProvider(provider);
         lifecycle.addShutdownHook(() => provider.close());

@@ -7,7 +7,7 @@ import {
   mockServices,
   startTestBackend,
 } from '@backstage/backend-test-utils';
-import { coreServices, createServiceFactory, PermissionsService } from '@backstage/backend-plugin-api';
+import { coreServices, createBackendModule, createServiceFactory, PermissionsService } from '@backstage/backend-plugin-api';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import {
   BACKUP_REQUESTED_ANNOTATION,
@@ -25,6 +25,7 @@ import {
   testQdrantUrlTemplates,
 } from '@cv-platform/local-cluster';
 import { sampleInferencePlatform, toV1beta1 } from '@cv-platform/inference-platform-api';
+import { inferencePlatformOperatorExtensionPoint } from '@cv-platform/plugin-inference-platform-node';
 import { permissionsRegistryServiceFactory } from '@backstage/backend-defaults/permissionsRegistry';
 import request from 'supertest';
 import { inferencePlatformPlugin } from './plugin';
@@ -216,6 +217,34 @@ describe('inference-platform backend against a real cluster', () => {
     expect((await log(qdrantPod, 'container=qdrant&tailLines=0')).status).toBe(400);
   });
 
+  it('applies the child mutators its modules add through the extension point, from the first pass', async () => {
+    // A module of this plugin, as an adopter would write it.
+    const costLabels = createBackendModule({
+      pluginId: 'inference-platform',
+      moduleId: 'cost-labels',
+      register(reg) {
+        reg.registerInit({
+          deps: { operator: inferencePlatformOperatorExtensionPoint },
+          async init({ operator }) {
+            operator.addChildMutator((child, platform) => {
+              child.metadata.labels = { ...child.metadata.labels, 'example.com/cost-center': platform.metadata.namespace! };
+            });
+          },
+        });
+      },
+    });
+    const { server } = await backend([costLabels]);
+    const auth = mockCredentials.user.header();
+    expect((await request(server).post('/api/inference-platform/platforms').set('Authorization', auth).send(createBody('labelled'))).status).toBe(201);
+    const sts = await eventually('StatefulSet', async () => {
+      const r = await api.request('GET', `/apis/apps/v1/namespaces/${ns}/statefulsets/labelled-qdrant`);
+      return r.status === 200 ? r.body : undefined;
+    });
+    expect(sts.metadata.labels['example.com/cost-center']).toBe(ns);
+    // Created with it: no apply before the module's mutator was in place.
+    expect(sts.metadata.generation).toBe(1);
+  });
+
   it("reaches the cluster the Kubernetes plugin's config names, and serves nothing for a name it does not list", async () => {
     const admin = yaml.load(fs.readFileSync(testKubeconfigPath(), 'utf8')) as any;
     const cluster = admin.clusters[0].cluster;
@@ -267,6 +296,13 @@ describe('inference-platform backend against a real cluster', () => {
       .send(createBody('badsize', b => (b.spec.qdrant.storage.size = 'lots')));
     expect(rejected.status).toBe(400);
     expect(rejected.body.error.message).toMatch(/spec\.qdrant\.storage\.size: Invalid value: "lots"/);
+    // A field v1beta1 does not have (here v1alpha1's name) is refused, not dropped.
+    const oldName = await request(server)
+      .post('/api/inference-platform/platforms')
+      .set('Authorization', auth)
+      .send(createBody('oldname', b => (b.spec.qdrant.storageSize = '20Gi')));
+    expect(oldName.status).toBe(400);
+    expect(oldName.body.error.message).toMatch(/unknown field "spec\.qdrant\.storageSize"/);
 
     const emptyPatch = await request(server).patch(`/api/inference-platform/platforms/${ns}/x`).set('Authorization', auth).send({});
     expect(emptyPatch.status).toBe(400);

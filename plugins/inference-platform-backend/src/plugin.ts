@@ -11,7 +11,11 @@ import {
   OWNER_ANNOTATION,
 } from '@cv-platform/plugin-inference-platform-common';
 import { createRouter } from './service/router';
-import { embeddedOperatorServiceRef } from '@cv-platform/plugin-inference-platform-node';
+import {
+  embeddedOperatorServiceRef,
+  inferencePlatformOperatorExtensionPoint,
+} from '@cv-platform/plugin-inference-platform-node';
+import type { ChildMutator } from '@cv-platform/operator';
 import { PlatformFeed } from './service/PlatformFeed';
 import {
   isPlatformOwner,
@@ -33,6 +37,12 @@ const normalizeRef = (ref: string) =>
 export const inferencePlatformPlugin = createBackendPlugin({
   pluginId: 'inference-platform',
   register(env) {
+    const childMutators: ChildMutator[] = [];
+    env.registerExtensionPoint(inferencePlatformOperatorExtensionPoint, {
+      addChildMutator: mutator => {
+        childMutators.push(mutator);
+      },
+    });
     env.registerInit({
       deps: {
         logger: coreServices.logger,
@@ -61,6 +71,10 @@ export const inferencePlatformPlugin = createBackendPlugin({
         embedded,
       }) {
         const { operator, unavailableReason } = embedded;
+        // Modules have registered their mutators by now (they init before
+        // this plugin): the operator's first pass applies children with them.
+        for (const mutator of childMutators) operator?.addChildMutator(mutator);
+        operator?.releaseReconcile();
 
         // Owners: the CR's owner annotation and the owner of its linked catalog entity.
         const ownerCache = new Map<string, { at: number; owners: string[] }>();

@@ -8,3 +8,9 @@ export { embeddedOperatorServiceRef, createEmbeddedOperator, clusterDetails } fr
 export type { EmbeddedOperator } from './operatorServiceRef';
 export { platformPermissionResourceRef } from './platformPermissionResourceRef';
 export type { PlatformResource } from './platformPermissionResourceRef';
+export { inferencePlatformOperatorExtensionPoint, inferencePlatformCatalogExtensionPoint } from './extensionPoints';
+export type {
+  InferencePlatformOperatorExtensionPoint,
+  InferencePlatformCatalogExtensionPoint,
+  PlatformEntityTransformer,
+} from './extensionPoints';

@@ -111,6 +111,9 @@ export function createEmbeddedOperator(
   }
   const operator = configured(() => new Operator({
     kubeConfig,
+    // The inference-platform backend plugin releases it once its modules
+    // have registered their child mutators.
+    holdReconcile: true,
     namespaces: root?.getOptionalStringArray('namespaces'),
     reconcile,
     workers: op?.getOptionalNumber('workers') ?? 4,

@@ -351,7 +351,9 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
         spec: body.spec,
       };
       const created = await op.client
-        .request('POST', platformPath(body.namespace), cr)
+        // Strict: a field the version does not have (a v1alpha1 name, a
+        // typo) is refused with its path instead of silently dropped.
+        .request('POST', `${platformPath(body.namespace)}?fieldValidation=Strict`, cr)
         .catch(translate);
       o.logger.info('Created InferencePlatform', {
         name: body.name,
@@ -374,7 +376,9 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
         name,
       );
       const patched = await op.client
-        .mergePatch(platformPath(namespace, name), { spec: body })
+        .mergePatch(`${platformPath(namespace, name)}?fieldValidation=Strict`, {
+          spec: body,
+        })
         .catch(translate);
       o.logger.info('Updated InferencePlatform', {
         name,
