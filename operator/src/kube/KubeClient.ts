@@ -173,6 +173,12 @@ export class KubeClient {
     this.retired.clear();
   }
 
+  /**
+   * One API request. A 429 (the API server's max-in-flight limit, or a CRD's
+   * storage re-initializing after a change) is retried after the server's
+   * Retry-After, up to 5 times, as client-go does: the request was not
+   * processed, so any method may be sent again.
+   */
   async request<T = any>(
     method: string,
     path: string,
@@ -181,6 +187,26 @@ export class KubeClient {
     signal?: AbortSignal,
     extraHeaders: Record<string, string> = {},
     idleTimeoutMs = 30_000,
+  ): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.requestOnce<T>(method, path, body, contentType, signal, extraHeaders, idleTimeoutMs);
+      } catch (e) {
+        if (!(e instanceof KubeApiError) || e.statusCode !== 429 || attempt >= 5 || signal?.aborted) throw e;
+        const seconds = Number(e.body?.details?.retryAfterSeconds ?? 1);
+        await new Promise(resolve => setTimeout(resolve, Math.min(Math.max(seconds, 0.1), 10) * 1000));
+      }
+    }
+  }
+
+  private async requestOnce<T>(
+    method: string,
+    path: string,
+    body: unknown,
+    contentType: string,
+    signal: AbortSignal | undefined,
+    extraHeaders: Record<string, string>,
+    idleTimeoutMs: number,
   ): Promise<T> {
     this.requests++;
     if (WRITE_METHODS.has(method)) this.writes++;
