@@ -50,8 +50,12 @@ describe('main (npm start)', () => {
         status: 503,
         body: { ready: false, reasons: ['shutting down'] },
       });
-      // New connections still get answers while the endpoints go.
-      expect((await getJson(`${base}/healthz`)).status).toBe(200);
+      // New connections still get answers while the endpoints go, each
+      // closing its connection so no keep-alive socket outlives the pod.
+      const during = await fetch(`${base}/healthz`);
+      expect(during.status).toBe(200);
+      expect(during.headers.get('connection')).toBe('close');
+      await during.arrayBuffer();
       expect(await proc.waitForExit()).toBe(0);
     } finally {
       await proc.stop();

@@ -159,6 +159,47 @@ async function pods(selector: string): Promise<any[]> {
   ).body.items;
 }
 
+/**
+ * Searches through a platform's inference Service from `clients` loops,
+ * bounded in count (5,000) and time (4 minutes), until stopped: the status of
+ * every answer (0 for no answer).
+ */
+async function searchesThroughService(
+  platformObj: any,
+  sceneSeed: number,
+  clients = 1,
+) {
+  const svc = (
+    await cluster.request(
+      'GET',
+      `/api/v1/namespaces/${ns}/services/${names.inference(platformObj)}`,
+    )
+  ).body;
+  const base = `http://${svc.spec.clusterIP}:${svc.spec.ports[0].port}`;
+  const query = await renderScene(sceneSeed);
+  let searching = true;
+  const statuses: number[] = [];
+  const loops = Array.from({ length: clients }, async () => {
+    const until = Date.now() + 240_000;
+    while (searching && statuses.length < 5000 && Date.now() < until) {
+      const r = await fetch(`${base}/v1/search?k=1`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/octet-stream' },
+        body: query,
+      }).catch(() => undefined);
+      statuses.push(r?.status ?? 0);
+      await r?.arrayBuffer();
+    }
+  });
+  return {
+    statuses,
+    stop: async () => {
+      searching = false;
+      await Promise.all(loops);
+    },
+  };
+}
+
 beforeAll(async () => {
   if (!qdrantBinary()) {
     // eslint-disable-next-line no-console
@@ -492,29 +533,7 @@ describe('the seed sample on real pods', () => {
         (c: any) => c.type === 'Ready' && c.status === 'True',
       );
     const [victim] = await pods('app.kubernetes.io/name=inference-service');
-    const svc = (
-      await cluster.request(
-        'GET',
-        `/api/v1/namespaces/${ns}/services/${names.inference(ready)}`,
-      )
-    ).body;
-    const base = `http://${svc.spec.clusterIP}:${svc.spec.ports[0].port}`;
-    const query = await renderScene(2005);
-    let searching = true;
-    const statuses: number[] = [];
-    // Two clients, bounded in count and time.
-    const loops = Array.from({ length: 2 }, async () => {
-      const until = Date.now() + 240_000;
-      while (searching && statuses.length < 5000 && Date.now() < until) {
-        const r = await fetch(`${base}/v1/search?k=1`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/octet-stream' },
-          body: query,
-        }).catch(() => undefined);
-        statuses.push(r?.status ?? 0);
-        await r?.arrayBuffer();
-      }
-    });
+    const { statuses, stop } = await searchesThroughService(ready, 2005, 2);
     try {
       await eventually('searches flowing', async () => statuses.length >= 10);
       // A graceful delete, as a drain or a rollout does: SIGTERM, the pod
@@ -542,8 +561,7 @@ describe('the seed sample on real pods', () => {
       );
       await waitForPhase(name, 'Ready');
     } finally {
-      searching = false;
-      await Promise.all(loops);
+      await stop();
     }
     expect(statuses.length).toBeGreaterThan(20);
     expect(statuses.filter(x => x !== 200)).toEqual([]);
@@ -591,35 +609,13 @@ describe('the seed sample on real pods', () => {
       reason: 'Blocked',
     });
 
-    // Searches through the Service while the servers swap models (bounded).
-    const svc = (
-      await cluster.request(
-        'GET',
-        `/api/v1/namespaces/${ns}/services/${names.inference(degraded)}`,
-      )
-    ).body;
-    const base = `http://${svc.spec.clusterIP}:${svc.spec.ports[0].port}`;
-    const query = await renderScene(2003);
-    let searching = true;
-    const statuses: number[] = [];
-    const loop = (async () => {
-      const until = Date.now() + 240_000;
-      while (searching && statuses.length < 5000 && Date.now() < until) {
-        const r = await fetch(`${base}/v1/search?k=1`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/octet-stream' },
-          body: query,
-        }).catch(() => undefined);
-        statuses.push(r?.status ?? 0);
-        await r?.arrayBuffer();
-      }
-    })();
+    // Searches through the Service while the servers swap models.
+    const { statuses, stop } = await searchesThroughService(degraded, 2003);
     await patchPlatform(name, {
       spec: { inference: { model: { url: MODEL_B } } },
     });
     const fixed = await waitForPhase(name, 'Ready');
-    searching = false;
-    await loop;
+    await stop();
     expect(fixed.status.model).toEqual({
       desired: MODEL_B,
       loaded: { [MODEL_B]: 2 },

@@ -48,6 +48,12 @@ export async function startServer(
       stopping ??= (async () => {
         if (drainMs > 0) {
           service.beginShutdown();
+          // Every answer from now on closes its connection: a client's
+          // keep-alive socket to this pod would otherwise outlive the pod's
+          // place behind the Service and meet the final close mid-request.
+          server.prependListener('request', (_req, res) =>
+            res.setHeader('Connection', 'close'),
+          );
           log('info', 'draining before shutdown', { drainMs });
           await new Promise(resolve => setTimeout(resolve, drainMs));
         }
