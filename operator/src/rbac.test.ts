@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { KubeConfig } from '@kubernetes/client-node';
-import { boundServiceAccount, testKubeconfigPath, testQdrantUrlTemplates } from '@cv-platform/local-cluster';
+import { boundServiceAccount, grantedPermissions, rbacPermission, testKubeconfigPath, testQdrantUrlTemplates } from '@cv-platform/local-cluster';
 import { KubeApiError } from './kube/KubeClient';
 import { Operator } from './Operator';
 import {
@@ -22,28 +22,6 @@ const manifests = yaml.loadAll(
   fs.readFileSync(path.resolve(__dirname, '../../deploy/operator/operator.yaml'), 'utf8'),
 ) as any[];
 const doc = (kind: string, name: string) => manifests.find(d => d.kind === kind && d.metadata.name === name);
-
-/** "verb group/resource[/subresource]" of one request, as the RBAC authorizer sees it. */
-function permission(method: string, urlPath: string): string {
-  const [p] = urlPath.split('?');
-  const parts = p.split('/').filter(Boolean);
-  const group = parts[0] === 'api' ? '' : parts[1];
-  let rest = parts.slice(parts[0] === 'api' ? 2 : 3);
-  if (rest[0] === 'namespaces' && rest.length > 2) rest = rest.slice(2);
-  const [resource, name, sub] = rest;
-  const verbs: Record<string, string> = { WATCH: 'watch', GET: name ? 'get' : 'list', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
-  const verb = verbs[method];
-  return `${verb} ${group}/${resource}${sub ? `/${sub}` : ''}`;
-}
-
-/** What a set of RBAC rules grants, in the same form. */
-function granted(rules: any[]): Set<string> {
-  const out = new Set<string>();
-  for (const r of rules) {
-    for (const g of r.apiGroups) for (const res of r.resources) for (const v of r.verbs) out.add(`${v} ${g}/${res}`);
-  }
-  return out;
-}
 
 describe('the shipped RBAC', () => {
   it('is exactly what the operator uses: a full platform life cycle under it, with owner-reference enforcement on', async () => {
@@ -81,7 +59,7 @@ describe('the shipped RBAC', () => {
       const client = operator.client;
       const request = client.request.bind(client);
       client.request = (async (method: string, p: string, ...rest: any[]) => {
-        const perm = permission(method, p);
+        const perm = rbacPermission(method, p);
         // Discovery (is a CRD installed?) is open to every user (system:discovery).
         if (!/^\/apis?\/[^/]+(\/[^/]+)?\/?$/.test(p.split('?')[0])) used.add(perm);
         // Server-side apply creates what does not exist yet: that takes create.
@@ -95,7 +73,7 @@ describe('the shipped RBAC', () => {
       }) as typeof client.request;
       const watch = client.watch.bind(client);
       client.watch = ((p: string, ...rest: any[]) => {
-        used.add(permission('WATCH', p));
+        used.add(rbacPermission('WATCH', p));
         return (watch as any)(p, ...rest);
       }) as typeof client.watch;
 
@@ -155,7 +133,7 @@ describe('the shipped RBAC', () => {
       }
 
       expect(refused).toEqual([]);
-      const rules = granted([...role.rules, ...leaderRole.rules, ...secretsRole.rules]);
+      const rules = grantedPermissions([...role.rules, ...leaderRole.rules, ...secretsRole.rules]);
       // Checked by admission, never called: blockOwnerDeletion on children.
       // Watched only where KEDA and the Prometheus Operator are installed (not here).
       const implicit = new Set([

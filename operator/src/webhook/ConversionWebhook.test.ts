@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
-import { LocalCluster, boundServiceAccount, eventually, freePort } from '@cv-platform/local-cluster';
+import { LocalCluster, boundServiceAccount, eventually, freePort, grantedPermissions, rbacPermission } from '@cv-platform/local-cluster';
 import {
   V1ALPHA1_FIELDS_ANNOTATION,
   inferencePlatformCrd,
@@ -26,17 +26,15 @@ const at = (version: string, ns: string, name?: string) =>
 const manifests = yaml.loadAll(
   fs.readFileSync(path.resolve(__dirname, '../../../deploy/operator/operator.yaml'), 'utf8'),
 ) as any[];
-const doc = (kind: string, name: string) => manifests.find(d => d.kind === kind && d.metadata.name === name);
-
-/** "verb group/resource[/subresource]" of one request, as the RBAC authorizer sees it. */
-function permission(method: string, urlPath: string): string {
-  const parts = urlPath.split('?')[0].split('/').filter(Boolean);
-  let rest = parts.slice(parts[0] === 'api' ? 2 : 3);
-  if (rest[0] === 'namespaces' && rest.length > 2) rest = rest.slice(2);
-  const [resource, name, sub] = rest;
-  const verbs: Record<string, string> = { GET: name ? 'get' : 'list', POST: 'create', PUT: 'update', PATCH: 'patch' };
-  return `${verbs[method]} ${parts[0] === 'api' ? '' : parts[1]}/${resource}${sub ? `/${sub}` : ''}`;
+// The API server re-initializes a CRD's storage for a moment after each change (a new caBundle,
+// a new version); a read in that moment answers 429 or 503, and a client retries it.
+async function read(cluster: LocalCluster, urlPath: string) {
+  return eventually(`GET ${urlPath}`, async () => {
+    const r = await cluster.request('GET', urlPath);
+    return r.status === 200 ? r.body : undefined;
+  });
 }
+const doc = (kind: string, name: string) => manifests.find(d => d.kind === kind && d.metadata.name === name);
 
 /** A client with the shipped webhook rules only (bound to a service account of ns), recording what it uses. */
 async function webhookClient(cluster: LocalCluster, ns: string) {
@@ -56,14 +54,10 @@ async function webhookClient(cluster: LocalCluster, ns: string) {
   const used = new Set<string>();
   const request = client.request.bind(client);
   client.request = (async (method: string, p: string, ...rest: any[]) => {
-    used.add(permission(method, p));
+    used.add(rbacPermission(method, p));
     return (request as any)(method, p, ...rest);
   }) as typeof client.request;
-  const granted = new Set<string>();
-  for (const r of [...role.rules, ...certRole.rules]) {
-    for (const g of r.apiGroups) for (const res of r.resources) for (const v of r.verbs) granted.add(`${v} ${g}/${res}`);
-  }
-  return { client, used, granted };
+  return { client, used, granted: grantedPermissions([...role.rules, ...certRole.rules]) };
 }
 
 /** The certificate a TLS server presents, as its SHA-256 fingerprint. */
@@ -138,10 +132,7 @@ describe('the conversion webhook on a local control plane', () => {
     expect(webhook.status()).toMatchObject({ serving: true, crdConfigured: true });
 
     // Stored v1alpha1, read at v1beta1: grouped, the homeless field in the annotation.
-    const beta = await eventually('v1beta1 reads through the webhook', async () => {
-      const r = await cluster.request('GET', at('v1beta1', ns, 'custom-probe'));
-      return r.status === 200 ? r.body : undefined;
-    });
+    const beta = await read(cluster, at('v1beta1', ns, 'custom-probe'));
     expect(beta.apiVersion).toBe('cv.platform.tech/v1beta1');
     expect(beta.spec.inference.model).toMatchObject({ url: seed.spec.inference.modelUrl, update: 'HotReload' });
     expect(beta.spec.inference.batching).toEqual({ maxSize: 16, maxLatencyMs: 5 });
@@ -149,12 +140,12 @@ describe('the conversion webhook on a local control plane', () => {
     expect(beta.spec.inference.modelUrl).toBeUndefined();
     expect(beta.metadata.annotations[V1ALPHA1_FIELDS_ANNOTATION]).toBe('{"inference":{"readinessProbePath":"/healthz"}}');
     // And at v1alpha1 as it was written.
-    const alpha = (await cluster.request('GET', at('v1alpha1', ns, 'custom-probe'))).body;
+    const alpha = await read(cluster, at('v1alpha1', ns, 'custom-probe'));
     expect(alpha.spec.inference.readinessProbePath).toBe('/healthz');
     expect(alpha.spec.inference.modelUrl).toBe(seed.spec.inference.modelUrl);
     expect(alpha.metadata.annotations?.[V1ALPHA1_FIELDS_ANNOTATION]).toBeUndefined();
     // A list converts many objects in one review, in order.
-    const list = (await cluster.request('GET', at('v1beta1', ns))).body;
+    const list = await read(cluster, at('v1beta1', ns));
     expect(list.items.map((i: any) => [i.metadata.name, i.spec.inference.model.url])).toEqual([
       ['custom-probe', seed.spec.inference.modelUrl],
       ['seed', seed.spec.inference.modelUrl],
@@ -192,7 +183,7 @@ describe('the conversion webhook on a local control plane', () => {
       },
     };
     expect((await cluster.request('POST', at('v1beta1', ns), fresh)).status).toBe(201);
-    const freshAlpha = (await cluster.request('GET', at('v1alpha1', ns, 'fresh'))).body;
+    const freshAlpha = await read(cluster, at('v1alpha1', ns, 'fresh'));
     expect(freshAlpha.spec.inference).toMatchObject({ modelUrl: 's3://models/v2.onnx', modelUpdate: 'Rollout', batchMaxSize: 8 });
     expect(freshAlpha.spec.qdrant.storageSize).toBe('2Gi');
     // Both versions refuse the same edit, each naming its own field.
@@ -297,7 +288,7 @@ describe('the conversion webhook on a local control plane', () => {
     // With the webhook gone, the stored objects read as they were converted.
     await webhook.stop();
     webhook = undefined;
-    const after = (await cluster.request('GET', at('v1beta1', ns, 'custom-probe'))).body;
+    const after = await read(cluster, at('v1beta1', ns, 'custom-probe'));
     expect(after.spec.inference.model.url).toBe(seed.spec.inference.modelUrl);
     expect(after.metadata.annotations[V1ALPHA1_FIELDS_ANNOTATION]).toBe('{"inference":{"readinessProbePath":"/healthz"}}');
 

@@ -184,13 +184,14 @@ export class ConversionWebhook {
       const key = decoded('tls.key');
       const caBundle = decoded('ca.crt');
       const hosts = JSON.stringify(this.hosts());
-      const due = cert ? certificateNotAfter(cert).getTime() - Date.now() < this.renewBeforeMs : true;
+      const remainingMs = cert ? certificateNotAfter(cert).getTime() - Date.now() : 0;
+      const due = remainingMs < this.renewBeforeMs;
       if (cert && key && caBundle && !due && current.metadata?.annotations?.['cv.platform.tech/webhook-hosts'] === hosts) {
         return { cert, key, caBundle };
       }
       const issued = await issueCertificate({ ...this.hosts(), validityMs: this.validityMs });
       // The previous CA stays trusted while replicas may still serve its certificate.
-      const previousCa = cert && certificateNotAfter(cert).getTime() > Date.now() ? caBundle?.split(/(?<=-----END CERTIFICATE-----\n?)/)[0] : undefined;
+      const previousCa = remainingMs > 0 ? caBundle?.split(/(?<=-----END CERTIFICATE-----\n?)/)[0] : undefined;
       const bundle = issued.caCert + (previousCa ? `${previousCa.trim()}\n` : '');
       const body = {
         apiVersion: 'v1',

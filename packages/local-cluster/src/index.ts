@@ -15,4 +15,5 @@ export { thirdPartyCrds } from './thirdPartyCrds';
 export type { ThirdParty } from './thirdPartyCrds';
 export { ensureHelm } from './ensureHelm';
 export { boundServiceAccount } from './boundServiceAccount';
+export { grantedPermissions, rbacPermission } from './rbacPermission';
 export type { BoundServiceAccount } from './boundServiceAccount';
