@@ -65,7 +65,10 @@ export class Portal {
     extraConfig?: string[];
     /** More environment for the backend: the cluster's (LocalCluster.env()), e.g. where its simulated Qdrant answers. */
     env?: Record<string, string>;
+    /** Another Backstage app's root (its packages/backend and app-config.yaml). Default: this repository. */
+    appRoot?: string;
   }): Promise<Portal> {
+    const appRoot = options.appRoot ?? repoRoot;
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
     const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cv-e2e-portal-'));
@@ -104,12 +107,12 @@ export class Portal {
         'package',
         'start',
         '--config',
-        path.join(repoRoot, 'app-config.yaml'),
+        path.join(appRoot, 'app-config.yaml'),
         '--config',
         configFile,
       ],
       {
-        cwd: path.join(repoRoot, 'packages/backend'),
+        cwd: path.join(appRoot, 'packages/backend'),
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
         env: {

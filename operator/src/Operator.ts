@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import os from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { InferencePlatform } from '@cv-platform/inference-platform-api';
-import { KubeApiError, KubeClient, ResourceRef } from './kube/KubeClient';
+import { KubeApiError, KubeClient, KubeCredentialsProvider, ResourceRef } from './kube/KubeClient';
 import { Logger, noopLogger } from './logger';
 import { EventRecorder } from './events/EventRecorder';
 import { OperatorMetrics } from './metrics/OperatorMetrics';
@@ -82,6 +82,8 @@ export interface OperatorOptions {
   resyncPeriodMs?: number;
   /** How often credentials are re-read from the kubeconfig. Default 60 s. */
   credentialRefreshMs?: number;
+  /** Mints the bearer token instead of the kubeconfig's user (a cloud's workload identity). */
+  credentials?: KubeCredentialsProvider;
   /** Server-side timeout of each watch; default a random 240..300 s. */
   watchTimeoutSeconds?: number;
   /** How often a canary's and the stable servers' request metrics are read for status.canary.metrics. Default 30000 ms. */
@@ -184,6 +186,7 @@ export class Operator {
     this.logger = options.logger ?? noopLogger;
     this.client = new KubeClient(options.kubeConfig, method => this.metrics.requests.inc({ method }), {
       credentialRefreshMs: options.credentialRefreshMs,
+      credentials: options.credentials,
     });
     this.childMutators.push(...(options.childMutators ?? []));
     if (!options.holdReconcile) this.releaseGate();
@@ -346,6 +349,11 @@ export class Operator {
   /** Adds a child mutator; with holdReconcile, before releaseReconcile() it applies from the first pass. */
   addChildMutator(mutator: ChildMutator): void {
     this.childMutators.push(mutator);
+  }
+
+  /** Tokens from `provider` instead of the kubeconfig's user, from the next request on. */
+  setCredentialsProvider(provider: KubeCredentialsProvider): void {
+    this.client.setCredentialsProvider(provider);
   }
 
   /** Lets a holdReconcile operator reconcile (idempotent). */

@@ -1,20 +1,10 @@
 #!/usr/bin/env -S npx tsx
 /**
- * Standalone operator: in-cluster (service account) or against a kubeconfig.
- *
- *   inference-platform-operator [--kubeconfig FILE] [--namespace NS]... [--no-leader-elect]
- *                               [--workers N] [--metrics-port 8080]
- *                               [--credential-refresh-seconds 60] [--watch-timeout-seconds S]
- *                               [--qdrant-url-template URL] [--qdrant-peer-url-template URL]
- *                               [--conversion-webhook-port 9443] [--conversion-webhook-url URL]
- *                               [--conversion-webhook-service NAME] [--migrate-storage]
- *   inference-platform-operator migrate-storage [--kubeconfig FILE]
- *
- * The conversion webhook serves when a port is given; the API server reaches
- * it through the Service NAME in POD_NAMESPACE (default
- * inference-platform-operator-webhook) or at URL (an operator outside the
- * cluster). --migrate-storage rewrites stored platforms at the storage
- * version once leading; `migrate-storage` does it once and exits.
+ * Standalone operator: in-cluster (service account) or against a kubeconfig;
+ * the options are in USAGE (`--help`). The conversion webhook serves when a
+ * port is given; the API server reaches it through the Service NAME in
+ * POD_NAMESPACE (default inference-platform-operator-webhook) or at URL (an
+ * operator outside the cluster).
  */
 import http from 'node:http';
 import { collectDefaultMetrics } from 'prom-client';
@@ -24,6 +14,27 @@ import { KubeClient } from './kube/KubeClient';
 import { migrateStoredVersions } from './storage/migrateStoredVersions';
 import { operatorHealth } from './health/operatorHealth';
 import { consoleLogger } from './logger';
+
+const USAGE = `Usage:
+  inference-platform-operator [options]            reconcile InferencePlatforms
+  inference-platform-operator migrate-storage      rewrite stored platforms at the storage version, then exit
+
+Options:
+  --kubeconfig FILE                   kubeconfig (default: KUBECONFIG, in-cluster, ~/.kube/config)
+  --namespace NS                      watch NS only (repeatable; default: all namespaces)
+  --no-leader-elect                   reconcile without holding the Lease (one replica only)
+  --workers N                         concurrent reconciles (default 4)
+  --metrics-port PORT                 /metrics, /healthz and /readyz (default 8080)
+  --credential-refresh-seconds S      re-read kubeconfig credentials every S (default 60)
+  --watch-timeout-seconds S           server-side timeout of each watch (default: 240..300)
+  --qdrant-url-template URL           reach each Qdrant at URL ({namespace}, {name}, {statefulSet})
+  --qdrant-peer-url-template URL      reach each Qdrant peer at URL (also {pod})
+  --conversion-webhook-port PORT      serve the CRD's conversion webhook (HTTPS)
+  --conversion-webhook-url URL        where the API server calls it (an operator outside the cluster)
+  --conversion-webhook-service NAME   the Service in POD_NAMESPACE it is called through
+  --migrate-storage                   once leading, migrate stored platforms (as migrate-storage)
+  -h, --help                          this text
+`;
 
 function parseArgs(argv: string[]) {
   const out = {
@@ -58,7 +69,13 @@ function parseArgs(argv: string[]) {
     else if (a === '--conversion-webhook-service') out.webhookService = argv[++i];
     else if (a === '--migrate-storage') out.migrateStorage = true;
     else if (a === 'migrate-storage' && i === 0) out.command = a;
-    else throw new Error(`unknown argument ${a}`);
+    else if (a === '--help' || a === '-h') {
+      process.stdout.write(USAGE);
+      process.exit(0);
+    } else {
+      process.stderr.write(`inference-platform-operator: unknown argument ${a}\n\n${USAGE}`);
+      process.exit(2);
+    }
   }
   return out;
 }

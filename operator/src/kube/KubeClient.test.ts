@@ -6,8 +6,10 @@ import { KubeApiError, KubeClient } from './KubeClient';
 /** An HTTP server answering each request with the next of `answers` (status, body). */
 async function serverAnswering(answers: Array<[number, unknown]>) {
   const seen: string[] = [];
+  const authorizations: Array<string | undefined> = [];
   const server = http.createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
+    authorizations.push(req.headers.authorization);
     const [status, body] = answers[Math.min(seen.length - 1, answers.length - 1)];
     res.statusCode = status;
     res.setHeader('Content-Type', 'application/json');
@@ -26,6 +28,7 @@ async function serverAnswering(answers: Array<[number, unknown]>) {
   return {
     client,
     seen,
+    authorizations,
     close: async () => {
       client.close();
       server.closeAllConnections();
@@ -39,7 +42,33 @@ const tooMany = (retryAfterSeconds: number) => [
   { kind: 'Status', status: 'Failure', message: 'storage is (re)initializing', reason: 'TooManyRequests', details: { retryAfterSeconds }, code: 429 },
 ] as [number, unknown];
 
+const unauthorized = [401, { kind: 'Status', status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 }] as [number, unknown];
+
 describe('KubeClient', () => {
+  it("sends the credentials provider's token instead of the kubeconfig user's, and mints a new one once after a 401", async () => {
+    const s = await serverAnswering([[200, {}], unauthorized, [200, { kind: 'Pod' }], unauthorized, unauthorized]);
+    try {
+      const asked: Array<{ name: string; url: string }> = [];
+      s.client.setCredentialsProvider({
+        getCredentials: async cluster => {
+          asked.push(cluster);
+          return { token: `minted-${asked.length}` };
+        },
+      });
+      await s.client.request('GET', '/api/v1/pods');
+      // Expired before its refresh: a new token, the request again.
+      expect(await s.client.request('GET', '/api/v1/pods')).toEqual({ kind: 'Pod' });
+      expect(s.authorizations).toEqual(['Bearer minted-1', 'Bearer minted-1', 'Bearer minted-2']);
+      expect(asked[0]).toEqual({ name: 'c', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
+      // A token refused again is refused: one retry only.
+      await expect(s.client.request('GET', '/api/v1/pods')).rejects.toMatchObject({ statusCode: 401 });
+      expect(s.seen).toHaveLength(5);
+      expect(asked).toHaveLength(3);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('sends a request the API server answered 429 again after its Retry-After, as client-go does', async () => {
     const s = await serverAnswering([tooMany(0.1), tooMany(0.1), [200, { kind: 'Pod' }]]);
     try {

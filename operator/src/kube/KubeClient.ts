@@ -56,6 +56,18 @@ export interface KubeClientOptions {
    * OIDC and projected service-account tokens rotate). Default 60 s.
    */
   credentialRefreshMs?: number;
+  /** Mints the bearer token instead of the kubeconfig's user (see {@link KubeCredentialsProvider}). */
+  credentials?: KubeCredentialsProvider;
+}
+
+/**
+ * Mints the bearer token for a cluster, for identities the kubeconfig cannot
+ * express: a cloud's workload identity (EKS, GKE, AKS), a token broker. Asked
+ * before the first request, at every credential refresh and once more when
+ * the API server answers 401; its token replaces the kubeconfig user's.
+ */
+export interface KubeCredentialsProvider {
+  getCredentials(cluster: { name: string; url: string }): Promise<{ token: string }>;
 }
 
 interface Transport {
@@ -101,6 +113,8 @@ export class KubeClient {
   private current?: Transport;
   private resolving?: Promise<Transport>;
   private readonly retired = new Set<http.Agent>();
+  private credentials?: KubeCredentialsProvider;
+  private readonly clusterName: string;
 
   constructor(
     readonly kubeConfig: KubeConfig,
@@ -111,7 +125,15 @@ export class KubeClient {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('kubeconfig has no current cluster');
     this.server = cluster.server.replace(/\/$/, '');
+    this.clusterName = cluster.name;
     this.refreshMs = options.credentialRefreshMs ?? 60_000;
+    this.credentials = options.credentials;
+  }
+
+  /** Mints tokens with `provider` from the next credential refresh on (now, before the first request). */
+  setCredentialsProvider(provider: KubeCredentialsProvider): void {
+    this.credentials = provider;
+    if (this.current) this.current.at = 0;
   }
 
   /**
@@ -132,6 +154,10 @@ export class KubeClient {
   private async resolve(): Promise<Transport> {
     const opts: https.RequestOptions = { headers: {} };
     await this.kubeConfig.applyToHTTPSOptions(opts);
+    if (this.credentials) {
+      const { token } = await this.credentials.getCredentials({ name: this.clusterName, url: this.server });
+      (opts.headers as Record<string, string>).Authorization = `Bearer ${token}`;
+    }
     const tlsKey = [opts.ca, opts.cert, opts.key, opts.rejectUnauthorized, opts.servername].map(material).join('|');
     let agent = this.current?.agent;
     if (!agent || this.current?.tlsKey !== tlsKey) {
@@ -188,10 +214,17 @@ export class KubeClient {
     extraHeaders: Record<string, string> = {},
     idleTimeoutMs = 30_000,
   ): Promise<T> {
+    let reauthenticated = false;
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.requestOnce<T>(method, path, body, contentType, signal, extraHeaders, idleTimeoutMs);
       } catch (e) {
+        // A token that expired before its refresh: mint or read a new one once.
+        if (e instanceof KubeApiError && e.statusCode === 401 && !reauthenticated && !signal?.aborted) {
+          reauthenticated = true;
+          if (this.current) this.current.at = 0;
+          continue;
+        }
         if (!(e instanceof KubeApiError) || e.statusCode !== 429 || attempt >= 5 || signal?.aborted) throw e;
         const seconds = Number(e.body?.details?.retryAfterSeconds ?? 1);
         await new Promise(resolve => setTimeout(resolve, Math.min(Math.max(seconds, 0.1), 10) * 1000));

@@ -245,6 +245,59 @@ describe('inference-platform backend against a real cluster', () => {
     expect(sts.metadata.generation).toBe(1);
   });
 
+  it("authenticates with the token a module's credentials provider mints, not a configured one", async () => {
+    const admin = yaml.load(fs.readFileSync(testKubeconfigPath(), 'utf8')) as any;
+    const cluster = admin.clusters[0].cluster;
+    const asked: Array<{ name: string; url: string }> = [];
+    const tokenBroker = (moduleId: string) =>
+      createBackendModule({
+        pluginId: 'inference-platform',
+        moduleId,
+        register(reg) {
+          reg.registerInit({
+            deps: { operator: inferencePlatformOperatorExtensionPoint },
+            async init({ operator }) {
+              operator.setCredentialsProvider({
+                getCredentials: async c => {
+                  asked.push(c);
+                  return { token: admin.users[0].user.token };
+                },
+              });
+            },
+          });
+        },
+      });
+    // The cluster without any credential: only the provider's token lets the operator in.
+    const brokeredConfig = mockServices.rootConfig.factory({
+      data: {
+        app: { baseUrl: 'http://localhost:3000' },
+        inferencePlatform: {
+          kubernetes: {
+            clusterDetails: {
+              name: 'brokered',
+              url: cluster.server,
+              ...(cluster['certificate-authority-data'] ? { caData: cluster['certificate-authority-data'] } : { caFile: cluster['certificate-authority'] }),
+            },
+          },
+          namespaces: [ns],
+        },
+      },
+    });
+    const { server } = await startTestBackend({ features: [inferencePlatformPlugin, tokenBroker('token-broker'), brokeredConfig] });
+    await eventually('synced', async () => (await request(server).get('/api/inference-platform/health')).body.operator?.synced === true);
+    expect(asked[0]).toEqual({ name: 'brokered', url: cluster.server.replace(/\/$/, '') });
+    expect((await api.request('POST', `/apis/cv.platform.tech/v1beta1/namespaces/${ns}/inferenceplatforms`, toV1beta1(sampleInferencePlatform('brokered', ns)))).status).toBe(201);
+    await eventually('listed', async () =>
+      (await request(server).get('/api/inference-platform/platforms').set('Authorization', mockCredentials.user.header())).body.items?.some(
+        (i: any) => i.platform.metadata.name === 'brokered',
+      ),
+    );
+    // Two modules cannot both decide the identity.
+    await expect(
+      startTestBackend({ features: [inferencePlatformPlugin, tokenBroker('one'), tokenBroker('two'), brokeredConfig] }),
+    ).rejects.toThrow(/credentials provider is already set/);
+  });
+
   it("reaches the cluster the Kubernetes plugin's config names, and serves nothing for a name it does not list", async () => {
     const admin = yaml.load(fs.readFileSync(testKubeconfigPath(), 'utf8')) as any;
     const cluster = admin.clusters[0].cluster;

@@ -2,6 +2,7 @@ import {
   coreServices,
   createBackendPlugin,
 } from '@backstage/backend-plugin-api';
+import { ConflictError } from '@backstage/errors';
 import { parseEntityRef, stringifyEntityRef } from '@backstage/catalog-model';
 import { catalogServiceRef } from '@backstage/plugin-catalog-node';
 import {
@@ -15,7 +16,7 @@ import {
   embeddedOperatorServiceRef,
   inferencePlatformOperatorExtensionPoint,
 } from '@cv-platform/plugin-inference-platform-node';
-import type { ChildMutator } from '@cv-platform/operator';
+import type { ChildMutator, KubeCredentialsProvider } from '@cv-platform/operator';
 import { PlatformFeed } from './service/PlatformFeed';
 import {
   isPlatformOwner,
@@ -38,9 +39,18 @@ export const inferencePlatformPlugin = createBackendPlugin({
   pluginId: 'inference-platform',
   register(env) {
     const childMutators: ChildMutator[] = [];
+    let credentials: KubeCredentialsProvider | undefined;
     env.registerExtensionPoint(inferencePlatformOperatorExtensionPoint, {
       addChildMutator: mutator => {
         childMutators.push(mutator);
+      },
+      setCredentialsProvider: provider => {
+        if (credentials) {
+          throw new ConflictError(
+            'inference-platform: a credentials provider is already set; one module may set it',
+          );
+        }
+        credentials = provider;
       },
     });
     env.registerInit({
@@ -74,6 +84,8 @@ export const inferencePlatformPlugin = createBackendPlugin({
         // Modules have registered their mutators by now (they init before
         // this plugin): the operator's first pass applies children with them.
         for (const mutator of childMutators) operator?.addChildMutator(mutator);
+        // Before the operator's first request: it starts once every plugin has initialized.
+        if (credentials) operator?.setCredentialsProvider(credentials);
         operator?.releaseReconcile();
 
         // Owners: the CR's owner annotation and the owner of its linked catalog entity.

@@ -1,7 +1,7 @@
 import { createExtensionPoint } from '@backstage/backend-plugin-api';
 import type { Entity } from '@backstage/catalog-model';
 import type { InferencePlatformV1beta1 } from '@cv-platform/plugin-inference-platform-common';
-import type { ChildMutator } from '@cv-platform/operator';
+import type { ChildMutator, KubeCredentialsProvider } from '@cv-platform/operator';
 
 /**
  * Customises the operator embedded in the inference-platform backend plugin.
@@ -17,6 +17,17 @@ export interface InferencePlatformOperatorExtensionPoint {
    * without it. Must be deterministic.
    */
   addChildMutator(mutator: ChildMutator): void;
+
+  /**
+   * Mints the operator's bearer token for its cluster instead of the
+   * configured user: a cloud's workload identity (EKS, GKE, AKS) or a token
+   * broker. The cluster itself (URL, CA) stays configured
+   * (`inferencePlatform.kubernetes`). Asked before the operator's first
+   * request (the operator starts once every plugin has initialized), at
+   * every credential refresh (`credentialRefreshSeconds`) and again after a
+   * 401. One provider per backend.
+   */
+  setCredentialsProvider(provider: KubeCredentialsProvider): void;
 }
 
 /**

@@ -178,9 +178,13 @@ export const embeddedOperatorServiceRef = createServiceRef<EmbeddedOperator>({
         const embedded = createEmbeddedOperator(config, logger);
         const { operator } = embedded;
         if (operator) {
-          // Caches fill in the background; routes answer 503 until synced
-          // rather than holding up the whole backend's startup.
-          operator.start().catch(e => logger.error(`inference-platform operator failed to start: ${e}`));
+          // Once every plugin has initialized: a module's credentials
+          // provider is in place before the first request. Caches fill in
+          // the background; routes answer 503 until synced rather than
+          // holding up the whole backend's startup.
+          lifecycle.addStartupHook(() => {
+            operator.start().catch(e => logger.error(`inference-platform operator failed to start: ${e}`));
+          });
           lifecycle.addShutdownHook(() => operator.stop());
         }
         return embedded;
