@@ -429,7 +429,7 @@ async function main() {
       );
     };
     await run_.check(
-      'the discovered nav item opens the page, which shows the platform turning Ready live',
+      'the discovered nav item opens the page, which lists the platform Ready',
       async () => {
         await page.goto(portal!.baseUrl);
         await signInAsGuest(page, 'nav');

@@ -8,6 +8,9 @@ bash scripts/ensure-deps.sh
 bash tools/control-plane/build.sh >/dev/null
 bash scripts/ensure-node-tools.sh
 export CI=true
+# The published packages' API (release tags, reports) and dependencies (knip)
+# match what is checked in; `npm run build:api-reports` updates them.
+npm run --silent check:api-reports
 # The smoke test runs inside the same control plane, so the portal's embedded
 # operator really connects to a cluster.
 npx tsx packages/local-cluster/src/cli.ts run -- bash -c \

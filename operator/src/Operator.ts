@@ -36,6 +36,7 @@ import {
 } from './inference/InferenceServerStates';
 import { apiServerProxyServerMetrics, directServerMetrics, ReadServerMetrics } from './inference/TrackMetrics';
 
+/** @public */
 export interface OperatorOptions {
   kubeConfig: KubeConfig;
   /** Namespaces to watch; all when empty. */
@@ -136,6 +137,7 @@ async function servesResource(client: KubeClient, ref: ResourceRef): Promise<boo
   }
 }
 
+/** @public */
 export interface PlatformEvent {
   type: InformerEventType;
   platform: InferencePlatform;
@@ -150,6 +152,8 @@ const EVENTS_BY_OBJECT = 'involvedObject';
  * rate-limited work queue drained by a bounded pool of workers; with leader
  * election only the Lease holder runs workers, while every instance keeps its
  * caches warm to serve reads and the live feed.
+ *
+ * @public
  */
 export class Operator {
   readonly client: KubeClient;

@@ -1,4 +1,8 @@
-/** The logging surface the operator needs; Backstage's LoggerService and console both fit. */
+/**
+ * The logging surface the operator needs; Backstage's LoggerService and console both fit.
+ *
+ * @public
+ */
 export interface Logger {
   info(message: string, meta?: Record<string, unknown>): void;
   warn(message: string, meta?: Record<string, unknown>): void;
@@ -6,9 +10,14 @@ export interface Logger {
   debug?(message: string, meta?: Record<string, unknown>): void;
 }
 
+/** @public */
 export const noopLogger: Logger = { info() {}, warn() {}, error() {} };
 
-/** klog-like single-line logs for the standalone binary. */
+/**
+ * klog-like single-line logs for the standalone binary.
+ *
+ * @public
+ */
 export function consoleLogger(): Logger {
   const line = (level: string, message: string, meta?: Record<string, unknown>) => {
     const kv = meta

@@ -24,6 +24,7 @@ const HISTORY = 10;
 /** setTimeout cannot wait longer than ~24.8 days; look again at least hourly. */
 const MAX_TIMER_MS = 3_600_000;
 
+/** @public */
 export interface BackupControllerOptions {
   client: KubeClient;
   platforms: SharedInformer;
@@ -37,7 +38,11 @@ export interface BackupControllerOptions {
   now?: () => Date;
 }
 
-/** Per-platform mutual exclusion of backups and restores (a restore must not race a snapshot). */
+/**
+ * Per-platform mutual exclusion of backups and restores (a restore must not race a snapshot).
+ *
+ * @public
+ */
 export class PlatformLocks {
   private readonly held = new Set<string>();
   tryLock(key: string): boolean {
@@ -79,6 +84,8 @@ const keyOf = (p: InferencePlatform) => `${p.metadata.namespace}/${p.metadata.na
  * second image to ship with Qdrant and S3 credentials mounted. Runs on the
  * leader only. A schedule missed while no operator ran is made up once, as
  * a CronJob does; "back up now" is the backup-requested-at annotation.
+ *
+ * @public
  */
 export class BackupController {
   private readonly timers = new Map<string, NodeJS.Timeout>();

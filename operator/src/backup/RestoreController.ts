@@ -15,6 +15,7 @@ import { BackupStore } from './BackupStore';
 import { restoreBackup } from './restoreBackup';
 import { BackupManifest, QdrantAccess } from './takeBackup';
 
+/** @public */
 export interface RestoreControllerOptions {
   client: KubeClient;
   restores: SharedInformer;
@@ -39,6 +40,8 @@ const keyOf = (r: { metadata: { namespace?: string; name?: string } }) => `${r.m
  * with the points per collection, or Failed with the reason. A restore
  * found Running without a worker (the operator restarted) runs again from
  * the start: every step converges.
+ *
+ * @public
  */
 export class RestoreController {
   private running = false;

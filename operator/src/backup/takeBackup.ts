@@ -39,6 +39,7 @@ export interface BackupTarget {
   replicas: number;
 }
 
+/** @public */
 export interface QdrantAccess {
   peers: QdrantPeerClient;
   download: QdrantDownload;

@@ -2,8 +2,10 @@ import { rfc3339Seconds } from '../kube/rfc3339Seconds';
 import { KubeClient } from '../kube/KubeClient';
 import { Logger, noopLogger } from '../logger';
 
+/** @public */
 export type EventType = 'Normal' | 'Warning';
 
+/** @public */
 export interface EventRecorderOptions {
   /** A repeat within this window bumps the existing Event. Default 10 min. */
   windowMs?: number;
@@ -31,6 +33,8 @@ const COMBINED = '(combined from similar events): ';
  * `similarMax` different messages of one reason within the window go into one
  * combined Event; and a per-object token bucket drops what an object emits
  * beyond a burst, so a flapping platform cannot flood the API server.
+ *
+ * @public
  */
 export class EventRecorder {
   private readonly recent = new Map<string, Recorded>();

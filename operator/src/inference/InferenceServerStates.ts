@@ -1,7 +1,11 @@
 import { KubeApiError, KubeClient } from '../kube/KubeClient';
 import { isPodReady } from '../status/isPodReady';
 
-/** What one inference server says about itself (its `GET /readyz` answer). */
+/**
+ * What one inference server says about itself (its `GET /readyz` answer).
+ *
+ * @public
+ */
 export interface InferenceServerState {
   /** The model version it serves. */
   modelVersion?: string;
@@ -13,7 +17,11 @@ export interface InferenceServerState {
   fallbackReason?: string;
 }
 
-/** Asks one pod's server for its `/readyz` JSON; undefined when it gives none. */
+/**
+ * Asks one pod's server for its `/readyz` JSON; undefined when it gives none.
+ *
+ * @public
+ */
 export type ReadServerState = (pod: { metadata: { name: string; namespace: string }; status?: { podIP?: string } }, port: number) => Promise<unknown>;
 
 const TIMEOUT_MS = 3000;
@@ -38,7 +46,11 @@ export function apiServerProxyServerState(client: KubeClient): ReadServerState {
   };
 }
 
-/** Asks one pod's server to load a model (`POST /v1/model/reload`); resolves with its answer, rejects with its reason. */
+/**
+ * Asks one pod's server to load a model (`POST /v1/model/reload`); resolves with its answer, rejects with its reason.
+ *
+ * @public
+ */
 export type ReloadServerModel = (
   pod: { metadata: { name: string; namespace: string }; status?: { podIP?: string } },
   port: number,

@@ -2,7 +2,11 @@ import { Logger } from '../logger';
 import type { PendingEvent } from '../reconcile/PlatformReconciler';
 import { containerInstance, InferenceServerState, ModelReloadError, ReloadServerModel } from './InferenceServerStates';
 
-/** A server that could not load the desired model: it keeps serving the one it has. */
+/**
+ * A server that could not load the desired model: it keeps serving the one it has.
+ *
+ * @public
+ */
 export interface ReloadFailure {
   pod: string;
   url: string;

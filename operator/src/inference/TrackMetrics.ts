@@ -3,7 +3,11 @@ import { KubeClient } from '../kube/KubeClient';
 import { isPodReady } from '../status/isPodReady';
 import { containerInstance } from './InferenceServerStates';
 
-/** Asks one pod's server for its Prometheus metrics (`GET /metrics`, text). */
+/**
+ * Asks one pod's server for its Prometheus metrics (`GET /metrics`, text).
+ *
+ * @public
+ */
 export type ReadServerMetrics = (pod: { metadata: { name: string; namespace: string }; status?: { podIP?: string } }, port: number) => Promise<string>;
 
 const TIMEOUT_MS = 3000;

@@ -2,6 +2,7 @@ import https from 'node:https';
 import http from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 
+/** @public */
 export class KubeApiError extends Error {
   constructor(
     readonly statusCode: number,
@@ -21,14 +22,20 @@ export class KubeApiError extends Error {
   }
 }
 
-/** A watch stream carried something that is not a watch event: a genuine error, not a dropped connection. */
+/**
+ * A watch stream carried something that is not a watch event: a genuine error, not a dropped connection.
+ *
+ * @public
+ */
 export class WatchDecodeError extends Error {}
 
+/** @public */
 export interface WatchEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
   object: any;
 }
 
+/** @public */
 export interface ResourceRef {
   apiVersion: string;
   kind: string;
@@ -36,6 +43,7 @@ export interface ResourceRef {
   namespaced: boolean;
 }
 
+/** @public */
 export function resourcePath(
   ref: Pick<ResourceRef, 'apiVersion' | 'plural'>,
   namespace?: string,
@@ -50,6 +58,7 @@ export function resourcePath(
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** @public */
 export interface KubeClientOptions {
   /**
    * How often credentials are re-read from the kubeconfig (exec plugins,
@@ -65,6 +74,8 @@ export interface KubeClientOptions {
  * express: a cloud's workload identity (EKS, GKE, AKS), a token broker. Asked
  * before the first request, at every credential refresh and once more when
  * the API server answers 401; its token replaces the kubeconfig user's.
+ *
+ * @public
  */
 export interface KubeCredentialsProvider {
   getCredentials(cluster: { name: string; url: string }): Promise<{ token: string }>;
@@ -102,6 +113,8 @@ const busySockets = (agent: http.Agent) =>
  * Objects stay plain JSON, exactly as the API server sends them, so the
  * operator compares and caches them without model-class conversions; writes
  * are counted, which is how tests prove that a steady state issues none.
+ *
+ * @public
  */
 export class KubeClient {
   writes = 0;

@@ -4,6 +4,8 @@ import { KubeConfig } from '@kubernetes/client-node';
  * A cluster as the Backstage Kubernetes plugin's config describes one
  * (`kubernetes.clusterLocatorMethods[].clusters[]`, type config): its URL,
  * a service-account token and its CA.
+ *
+ * @public
  */
 export interface ClusterDetails {
   name: string;
@@ -14,6 +16,7 @@ export interface ClusterDetails {
   skipTLSVerify?: boolean;
 }
 
+/** @public */
 export interface KubeConfigSource {
   kubeconfigPath?: string;
   inCluster?: boolean;
@@ -21,7 +24,11 @@ export interface KubeConfigSource {
   cluster?: ClusterDetails;
 }
 
-/** Loads a kubeconfig the way kubectl does unless told otherwise. */
+/**
+ * Loads a kubeconfig the way kubectl does unless told otherwise.
+ *
+ * @public
+ */
 export function loadKubeConfig(source: KubeConfigSource = {}): KubeConfig {
   const kc = new KubeConfig();
   const c = source.cluster;

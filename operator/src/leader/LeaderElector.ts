@@ -1,6 +1,7 @@
 import { KubeApiError, KubeClient } from '../kube/KubeClient';
 import { Logger, noopLogger } from '../logger';
 
+/** @public */
 export interface LeaderElectionOptions {
   namespace: string;
   name: string;
@@ -18,6 +19,8 @@ const microTime = (d = new Date()) => d.toISOString().replace(/\.(\d{3})Z$/, '.$
  * a candidate takes the Lease when it is absent or its holder stopped
  * renewing for leaseDurationSeconds; every update carries the resourceVersion
  * it read, so two candidates can never both win.
+ *
+ * @public
  */
 export class LeaderElector {
   private leading = false;

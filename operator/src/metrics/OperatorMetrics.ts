@@ -1,6 +1,10 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-/** controller-runtime's metric names, so existing dashboards work. */
+/**
+ * controller-runtime's metric names, so existing dashboards work.
+ *
+ * @public
+ */
 export class OperatorMetrics {
   readonly registry = new Registry();
   readonly reconcileTotal = new Counter({

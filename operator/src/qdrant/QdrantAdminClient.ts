@@ -27,6 +27,8 @@ interface ClusterResponse {
 /**
  * Reads cluster membership and Raft state from Qdrant's REST API. Failures
  * are answers, not exceptions: the caller records them in status.
+ *
+ * @public
  */
 export class QdrantAdminClient {
   constructor(

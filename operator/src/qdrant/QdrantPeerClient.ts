@@ -1,6 +1,10 @@
 import { Readable } from 'node:stream';
 
-/** One HTTP call to a Qdrant peer's REST API: the answer's status and parsed body. */
+/**
+ * One HTTP call to a Qdrant peer's REST API: the answer's status and parsed body.
+ *
+ * @public
+ */
 export type QdrantRequest = (call: {
   method: string;
   url: string;
@@ -33,7 +37,11 @@ export class QdrantError extends Error {
   }
 }
 
-/** Streams one file (a snapshot) from a peer. */
+/**
+ * Streams one file (a snapshot) from a peer.
+ *
+ * @public
+ */
 export type QdrantDownload = (call: { url: string; headers: Record<string, string>; signal?: AbortSignal }) => Promise<Readable>;
 
 /** Straight from the peer's address. */
@@ -45,12 +53,17 @@ export const directQdrantDownload: QdrantDownload = async ({ url, headers, signa
   return Readable.fromWeb(res.body as any);
 };
 
+/** @public */
 export type ShardState = 'Active' | 'Partial' | 'Dead' | 'Initializing' | 'Listener' | 'PartialSnapshot' | 'Recovery' | 'Resharding' | 'ReshardingScaleDown';
 
-/** `GET /cluster` as one peer sees it (Qdrant's OpenAPI `ClusterStatus`, cluster mode on). */
+/**
+ * `GET /cluster` as one peer sees it (Qdrant's OpenAPI `ClusterStatus`, cluster mode on).
+ *
+ * @public
+ */
 export interface PeerClusterStatus {
   peerId: string;
-  /** Raft members: peer id -> the p2p URI it announced. */
+  /** Raft members: each peer id mapped to the p2p URI it announced. */
   peers: Record<string, string>;
   leader?: string;
   role?: string;
@@ -61,26 +74,36 @@ export interface PeerClusterStatus {
   consensusError?: string;
 }
 
+/** @public */
 export interface ShardReplica {
   shard: number;
   peerId: string;
   state: ShardState;
 }
 
+/** @public */
 export interface ShardTransfer {
   shard: number;
   from: string;
   to: string;
 }
 
-/** `GET /collections/{c}/cluster`: where every replica of every shard is, and what moves. */
+/**
+ * `GET /collections/{c}/cluster`: where every replica of every shard is, and what moves.
+ *
+ * @public
+ */
 export interface CollectionLayout {
   shardCount: number;
   replicas: ShardReplica[];
   transfers: ShardTransfer[];
 }
 
-/** A snapshot file as Qdrant lists it (`SnapshotDescription`). */
+/**
+ * A snapshot file as Qdrant lists it (`SnapshotDescription`).
+ *
+ * @public
+ */
 export interface SnapshotDescription {
   name: string;
   creationTime?: string;
@@ -91,6 +114,7 @@ export interface SnapshotDescription {
 /** How long a snapshot or a recovery may take (Qdrant answers when done, `wait=true`). */
 export const SNAPSHOT_TIMEOUT_MS = 30 * 60_000;
 
+/** @public */
 export type ClusterOperation =
   | { move_shard: { shard_id: number; from_peer_id: number; to_peer_id: number } }
   | { replicate_shard: { shard_id: number; from_peer_id: number; to_peer_id: number } }
@@ -100,6 +124,8 @@ export type ClusterOperation =
  * Qdrant's cluster-administration REST calls against one peer. Peer ids are
  * below 2^53 (Qdrant keeps them so), exact as JSON numbers; they are kept as
  * strings here, as status shows them.
+ *
+ * @public
  */
 export class QdrantPeerClient {
   constructor(

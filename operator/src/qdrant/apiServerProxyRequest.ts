@@ -13,7 +13,11 @@ function proxyPath(url: string): string {
   return `${target}/proxy${u.pathname}${u.search}`;
 }
 
-/** Streams a file (a snapshot) from a peer through the API server's pod proxy. */
+/**
+ * Streams a file (a snapshot) from a peer through the API server's pod proxy.
+ *
+ * @public
+ */
 export function apiServerProxyDownload(client: KubeClient): QdrantDownload {
   return async ({ url, headers, signal }) => {
     try {
@@ -32,6 +36,8 @@ export function apiServerProxyDownload(client: KubeClient): QdrantDownload {
  * `http://<svc>.<ns>.svc:<port>` through the service proxy (needs `get` on
  * `services/proxy`), one peer's `http://<pod>.<headless>.<ns>.svc:<port>`
  * through the pod proxy (needs `get`, `create` and `delete` on `pods/proxy`).
+ *
+ * @public
  */
 export function apiServerProxyRequest(client: KubeClient): QdrantRequest {
   return async ({ method, url, body, headers, timeoutMs }) => {

@@ -9,6 +9,8 @@ const PLACEHOLDERS = ['namespace', 'name', 'statefulSet', 'pod'] as const;
  * Qdrant of the local cluster's simulated nodes. `{namespace}`, `{name}`
  * (the platform), `{statefulSet}` and, for one peer, `{pod}` are filled in.
  * Unknown placeholders are refused when the operator starts, not on first use.
+ *
+ * @public
  */
 export function qdrantUrlTemplate(
   template: string,

@@ -7,5 +7,7 @@ import type { InferencePlatform } from '@cv-platform/inference-platform-api';
  * builds it (the platform in the operator's layout), so it must be
  * deterministic: the same input, the same change. What it sets is owned by
  * the operator's field manager like the rest of the child.
+ *
+ * @public
  */
 export type ChildMutator = (child: { apiVersion: string; kind: string; metadata: any; spec?: any; [k: string]: any }, platform: InferencePlatform) => void;

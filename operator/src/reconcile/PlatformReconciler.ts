@@ -53,12 +53,22 @@ import {
   modelPersistentVolumeClaim,
 } from './inferenceChildren';
 
+/** @public */
 export const ANNOTATION_APPLIED_HASH = 'cv.platform.tech/applied-hash';
-/** Index of the Pod cache: "namespace/platform". */
+/**
+ * Index of the Pod cache: "namespace/platform".
+ *
+ * @public
+ */
 export const PODS_BY_PLATFORM = 'platform';
-/** Index of the PVC cache: "namespace/platform". */
+/**
+ * Index of the PVC cache: "namespace/platform".
+ *
+ * @public
+ */
 export const PVCS_BY_PLATFORM = 'platform';
 
+/** @public */
 export interface Caches {
   platforms: SharedInformer;
   statefulSets: SharedInformer;
@@ -76,6 +86,7 @@ export interface Caches {
   podMonitors?: SharedInformer;
 }
 
+/** @public */
 export interface ReconcileResult {
   /** Reconcile again after this long even if nothing changes. */
   requeueAfterMs?: number;
@@ -83,6 +94,7 @@ export interface ReconcileResult {
   requeueWithBackoff?: boolean;
 }
 
+/** @public */
 export interface ReconcilerOptions {
   client: KubeClient;
   /** Run over every child before it is applied (read on each pass: later additions count). */
@@ -134,7 +146,11 @@ type Child = { obj: any; ref: ResourceRef; cache: SharedInformer };
 
 /** How long a pass waits for Qdrant's first answer about a new cluster. */
 const FIRST_CLUSTER_INFO_WAIT_MS = 1000;
-/** An Event to record once the pass is done: type, reason, message. */
+/**
+ * An Event to record once the pass is done: type, reason, message.
+ *
+ * @public
+ */
 export type PendingEvent = [EventType, string, string];
 
 const objectId = (kind: string, namespace: string | undefined, name: string) => `${kind}/${namespace}/${name}`;
@@ -147,6 +163,8 @@ function hashOf(obj: unknown): string {
 /**
  * One "Created" Event for the children a pass created, not one per child:
  * `kubectl describe` stays readable and a new platform costs one Event, not six.
+ *
+ * @public
  */
 export function foldCreated(events: PendingEvent[]): PendingEvent[] {
   const created = events.filter(e => e[1] === 'Created').map(e => e[2].replace(/^Created /, '')).sort();
@@ -157,6 +175,8 @@ export function foldCreated(events: PendingEvent[]): PendingEvent[] {
 /**
  * A change someone waits for: phase, observed generation, or a condition's
  * status or reason. Counts, messages and cluster details alone are not.
+ *
+ * @public
  */
 export function significantChange(before: any, after: any): boolean {
   if (!before) return true;
@@ -179,6 +199,8 @@ export function significantChange(before: any, after: any): boolean {
  * term seen; a later term (an election) stamps the pod template with it,
  * which rolls the servers (maxUnavailable 0: never below the ready count).
  * Unknown terms (Qdrant unreachable) change nothing.
+ *
+ * @public
  */
 export function restartOnNewLeader(deployment: any, live: any, cluster: QdrantClusterInfo | undefined) {
   const seen = Number(live?.metadata?.annotations?.[ANNOTATION_SEEN_LEADER_TERM] ?? NaN);
@@ -195,7 +217,11 @@ export function restartOnNewLeader(deployment: any, live: any, cluster: QdrantCl
   }
 }
 
-/** On the inference pod template (hot reload): the model URL its pods were last started for. */
+/**
+ * On the inference pod template (hot reload): the model URL its pods were last started for.
+ *
+ * @public
+ */
 export const ANNOTATION_STARTED_FOR_MODEL = 'cv.platform.tech/started-for-model';
 
 /**
@@ -205,6 +231,8 @@ export const ANNOTATION_STARTED_FOR_MODEL = 'cv.platform.tech/started-for-model'
  * replaced instead (the template names the model they start for; a new
  * Deployment starts with the current one, so a first failure replaces
  * nothing).
+ *
+ * @public
  */
 export function startPodsForModel(deployment: any, live: any, modelUrl: string, pods: any[]) {
   let startedFor: string | undefined = live ? live.spec?.template?.metadata?.annotations?.[ANNOTATION_STARTED_FOR_MODEL] : modelUrl;
@@ -227,6 +255,8 @@ function withoutCarried(status: any): any {
  * The part of a written status this reconciler owns: status.backup and the
  * BackupSucceeded condition belong to the backup controller (another field
  * manager) and are neither compared nor written here.
+ *
+ * @public
  */
 export function reconcilerOwned(status: any): any {
   if (!status) return status;
@@ -244,6 +274,8 @@ function sameStatus(a: unknown, b: unknown) {
  * One level-based pass for one platform: read the world from the caches,
  * compute every desired child, apply only what differs (server-side apply
  * with our field manager), then write status once if it changed.
+ *
+ * @public
  */
 export class PlatformReconciler {
   private readonly clusterInfo = new Map<string, { at: number; info: QdrantClusterInfo; readyPeers: number }>();

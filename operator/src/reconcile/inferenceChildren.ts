@@ -3,13 +3,21 @@ import { childLabels, LABEL_TRACK, names, ownerReference, selectorLabels, Track 
 import { qdrantServiceUrl } from './qdrantChildren';
 import { shortHash } from './shortHash';
 
+/** @public */
 export const GPU_RESOURCE = 'nvidia.com/gpu';
+/** @public */
 export const GPU_PRODUCT_LABEL = 'nvidia.com/gpu.product';
+/** @public */
 export const MODEL_DIR = '/models';
+/** @public */
 export const MODEL_PATH = `${MODEL_DIR}/model.onnx`;
+/** @public */
 export const CONFIG_DIR = '/etc/inference';
+/** @public */
 export const MODEL_LOADER = 'model-loader';
+/** @public */
 export const ANNOTATION_CONFIG_HASH = 'cv.platform.tech/config-hash';
+/** @public */
 export const ANNOTATION_MODEL_URL = 'cv.platform.tech/model-url';
 
 function meta(p: InferencePlatform, name: string) {
@@ -25,6 +33,8 @@ function meta(p: InferencePlatform, name: string) {
  * The spec the canary's servers are built from: the canary's model and
  * collection. A canary's model changes by rolling its pods (its collection
  * usually changes with it), and the autoscaler scales the platform, not it.
+ *
+ * @public
  */
 export function canarySpec(spec: DefaultedSpec): DefaultedSpec | undefined {
   const c = spec.inference.canary;
@@ -41,9 +51,14 @@ const configName = (p: InferencePlatform, track: Track) => (track === 'canary' ?
  * The server's CONFIG_FILE: keys are the environment variables its config
  * loader knows (it refuses any other key, and exits at start).
  */
-/** The ConfigMap key holding the model URL, which new pods' model-loader reads at start. */
+/**
+ * The ConfigMap key holding the model URL, which new pods' model-loader reads at start.
+ *
+ * @public
+ */
 export const CONFIG_KEY_MODEL_URL = 'MODEL_URL';
 
+/** @public */
 export function inferenceConfig(p: InferencePlatform, spec: DefaultedSpec) {
   const i = spec.inference;
   return {
@@ -57,6 +72,7 @@ export function inferenceConfig(p: InferencePlatform, spec: DefaultedSpec) {
   };
 }
 
+/** @public */
 export function inferenceConfigMap(p: InferencePlatform, spec: DefaultedSpec, track: Track = 'stable') {
   return {
     apiVersion: 'v1',
@@ -70,7 +86,11 @@ export function inferenceConfigMap(p: InferencePlatform, spec: DefaultedSpec, tr
   };
 }
 
-/** A PVC for large models (modelSource.mode=pvc); shared by all replicas. */
+/**
+ * A PVC for large models (modelSource.mode=pvc); shared by all replicas.
+ *
+ * @public
+ */
 export function modelPersistentVolumeClaim(p: InferencePlatform, spec: DefaultedSpec) {
   const src = spec.inference.modelSource;
   if (src.mode !== 'pvc' || spec.inference.modelUrl.startsWith('pvc://')) return undefined;
@@ -103,6 +123,8 @@ function modelVolume(p: InferencePlatform, spec: DefaultedSpec) {
  * user PVC for pvc:// URLs; on the platform's model PVC, a directory per
  * model URL, so pods of two model versions (both ReplicaSets of a rollout)
  * never write or read each other's file; in memory, the one file.
+ *
+ * @public
  */
 export function modelPathFor(spec: DefaultedSpec): string {
   const url = spec.inference.modelUrl;
@@ -120,7 +142,11 @@ export function modelPathFor(spec: DefaultedSpec): string {
 /** The server's own download directory (hot reload), an emptyDir of its own. */
 const DOWNLOAD_DIR = '/var/cache/model-downloads';
 
-/** Whether a new modelUrl reaches running servers by hot reload (pvc:// models live in the pod's volumes: they roll out). */
+/**
+ * Whether a new modelUrl reaches running servers by hot reload (pvc:// models live in the pod's volumes: they roll out).
+ *
+ * @public
+ */
 export function hotReload(spec: DefaultedSpec): boolean {
   return spec.inference.modelUpdate === 'HotReload' && !spec.inference.modelUrl.startsWith('pvc://');
 }
@@ -137,6 +163,8 @@ function apiKeyEnv(spec: DefaultedSpec) {
  * How the loader reaches s3:// models: the variables its fetch-model command
  * and the AWS SDK read. Static keys only from a Secret; without one the SDK
  * finds a web identity (IRSA) or the node role itself.
+ *
+ * @public
  */
 export function s3LoaderEnv(spec: DefaultedSpec): any[] {
   const s3 = spec.inference.modelSource.s3;
@@ -170,15 +198,25 @@ const POD_SECURITY = {
 };
 const CONTAINER_SECURITY = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } };
 
-/** On the Deployment: the last Raft term of Qdrant the operator has seen. */
+/**
+ * On the Deployment: the last Raft term of Qdrant the operator has seen.
+ *
+ * @public
+ */
 export const ANNOTATION_SEEN_LEADER_TERM = 'cv.platform.tech/qdrant-leader-term';
-/** On its pod template: the term whose election restarted the servers (onLeaderChange: RestartInference). */
+/**
+ * On its pod template: the term whose election restarted the servers (onLeaderChange: RestartInference).
+ *
+ * @public
+ */
 export const ANNOTATION_RESTARTED_FOR_TERM = 'cv.platform.tech/restarted-for-leader-term';
 
 /**
  * The inference servers of one track: the stable model (spec.inference),
  * or, with the canary's spec, the canary. `replicas` is the track's share
  * of spec.inference.replicas.
+ *
+ * @public
  */
 export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec, track: Track = 'stable', replicas = spec.inference.replicas) {
   const i = spec.inference;
@@ -325,6 +363,8 @@ export function inferenceDeployment(p: InferencePlatform, spec: DefaultedSpec, t
  * The platform's Service selects the ready servers of both tracks: with a
  * canary, requests split by ready servers (kube-proxy picks an endpoint at
  * random). With a track, a Service reaching only that track's servers.
+ *
+ * @public
  */
 export function inferenceService(p: InferencePlatform, track?: Track) {
   const name = { canary: names.inferenceCanary(p), stable: names.inferenceStable(p), both: names.inference(p) }[track ?? 'both'];

@@ -3,7 +3,11 @@ const SUFFIX: Record<string, number> = {
   Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
 };
 
-/** Value of a Kubernetes quantity ("500m", "2Gi", 3), or undefined if it is not one. */
+/**
+ * Value of a Kubernetes quantity ("500m", "2Gi", 3), or undefined if it is not one.
+ *
+ * @public
+ */
 export function parseQuantity(v: unknown): number | undefined {
   if (typeof v === 'number') return v;
   if (typeof v !== 'string') return undefined;
@@ -27,6 +31,8 @@ function scalarEqual(want: unknown, have: unknown): boolean {
  * must match in length and order, each element compared the same way. This is
  * how a pass decides that applying would change nothing, so a steady state
  * issues no writes at all.
+ *
+ * @public
  */
 export function isSubset(want: unknown, have: unknown): boolean {
   if (want === undefined) return true;

@@ -1,8 +1,11 @@
 import { DefaultedSpec, InferencePlatform } from '@cv-platform/inference-platform-api';
 import { childLabels, names, ownerReference, selectorLabels } from './labels';
 
+/** @public */
 export const QDRANT_HTTP_PORT = 6333;
+/** @public */
 export const QDRANT_GRPC_PORT = 6334;
+/** @public */
 export const QDRANT_P2P_PORT = 6335;
 
 function meta(p: InferencePlatform, name: string) {
@@ -14,7 +17,11 @@ function meta(p: InferencePlatform, name: string) {
   };
 }
 
-/** Stable DNS for each peer (<pod>.<headless>.<ns>.svc), used by Raft. */
+/**
+ * Stable DNS for each peer (<pod>.<headless>.<ns>.svc), used by Raft.
+ *
+ * @public
+ */
 export function qdrantHeadlessService(p: InferencePlatform) {
   return {
     apiVersion: 'v1',
@@ -34,7 +41,11 @@ export function qdrantHeadlessService(p: InferencePlatform) {
   };
 }
 
-/** The client-facing Service the inference servers and the operator talk to. */
+/**
+ * The client-facing Service the inference servers and the operator talk to.
+ *
+ * @public
+ */
 export function qdrantClientService(p: InferencePlatform) {
   return {
     apiVersion: 'v1',
@@ -51,6 +62,7 @@ export function qdrantClientService(p: InferencePlatform) {
   };
 }
 
+/** @public */
 export function qdrantServiceUrl(p: InferencePlatform): string {
   return `http://${names.qdrant(p)}.${p.metadata.namespace}.svc:${QDRANT_HTTP_PORT}`;
 }
@@ -59,7 +71,11 @@ function peerUri(p: InferencePlatform, pod: string) {
   return `http://${pod}.${names.qdrantHeadless(p)}.${p.metadata.namespace}.svc:${QDRANT_P2P_PORT}`;
 }
 
-/** One peer's REST API, by its pod's stable name under the headless Service. */
+/**
+ * One peer's REST API, by its pod's stable name under the headless Service.
+ *
+ * @public
+ */
 export function qdrantPeerUrl(p: InferencePlatform, pod: string): string {
   return `http://${pod}.${names.qdrantHeadless(p)}.${p.metadata.namespace}.svc:${QDRANT_HTTP_PORT}`;
 }
@@ -88,8 +104,13 @@ function qdrantEntrypoint(p: InferencePlatform): string {
   ].join('\n');
 }
 
-/** As Qdrant's Helm chart: a numeric non-root user (the kubelet cannot check a named one), a group that owns the volumes. */
+/**
+ * As Qdrant's Helm chart: a numeric non-root user (the kubelet cannot check a named one), a group that owns the volumes.
+ *
+ * @public
+ */
 export const QDRANT_POD_SECURITY = { fsGroup: 3000, fsGroupChangePolicy: 'OnRootMismatch' };
+/** @public */
 export const QDRANT_CONTAINER_SECURITY = {
   runAsUser: 1000,
   runAsGroup: 2000,
@@ -100,11 +121,13 @@ export const QDRANT_CONTAINER_SECURITY = {
   capabilities: { drop: ['ALL'] },
 };
 
+/** @public */
 export function qdrantImage(spec: DefaultedSpec): string {
   const v = spec.qdrant.version;
   return `${spec.qdrant.image}:${v.startsWith('v') ? v : `v${v}`}`;
 }
 
+/** @public */
 export function qdrantStatefulSet(p: InferencePlatform, spec: DefaultedSpec) {
   const q = spec.qdrant;
   const env: any[] = [
@@ -220,12 +243,18 @@ export function qdrantStatefulSet(p: InferencePlatform, spec: DefaultedSpec) {
  * Peers that must stay up for Raft to keep a majority of `peers`: 2 of 2,
  * 2 of 3, 3 of 4 and 5. (maxUnavailable 1 would let a drain take one of two
  * peers, and with it the majority.)
+ *
+ * @public
  */
 export function raftQuorum(peers: number): number {
   return Math.floor(peers / 2) + 1;
 }
 
-/** With two or more peers, keep a Raft majority through voluntary disruptions. */
+/**
+ * With two or more peers, keep a Raft majority through voluntary disruptions.
+ *
+ * @public
+ */
 export function qdrantPodDisruptionBudget(p: InferencePlatform, spec: DefaultedSpec) {
   if (spec.qdrant.replicas < 2) return undefined;
   return {

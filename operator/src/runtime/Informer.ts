@@ -1,9 +1,12 @@
 import { KubeApiError, KubeClient, resourcePath, ResourceRef, WatchDecodeError } from '../kube/KubeClient';
 import { Logger, noopLogger } from '../logger';
 
+/** @public */
 export type InformerEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+/** @public */
 export type InformerHandler = (type: InformerEventType, obj: any, old?: any) => void;
 
+/** @public */
 export interface InformerOptions {
   namespace?: string;
   labelSelector?: string;
@@ -11,7 +14,7 @@ export interface InformerOptions {
   /** Reduces each object before it is cached (memory: keep only what is read). */
   transform?: (obj: any) => any;
   /**
-   * Secondary indexes, as client-go's Indexers: name -> function giving an
+   * Secondary indexes, as client-go's Indexers: a name mapped to a function giving an
    * object's index value. Lookups by them cost the matches, not the cache size.
    */
   indexers?: Record<string, (obj: any) => string | undefined>;
@@ -36,9 +39,14 @@ export interface InformerOptions {
   observer?: InformerObserver;
 }
 
-/** Why a watch ended: the server's timeout, a dropped connection, 410 Gone, or an error the server sent. */
+/**
+ * Why a watch ended: the server's timeout, a dropped connection, 410 Gone, or an error the server sent.
+ *
+ * @public
+ */
 export type WatchEndReason = 'timeout' | 'transport' | 'gone' | 'error';
 
+/** @public */
 export interface InformerObserver {
   listed(ref: ResourceRef, namespace: string | undefined): void;
   watchEnded(ref: ResourceRef, namespace: string | undefined, reason: WatchEndReason): void;
@@ -56,6 +64,7 @@ function needsRelist(e: unknown): boolean {
   return false;
 }
 
+/** @public */
 export const objectKey = (o: any) =>
   o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;
 
@@ -76,6 +85,8 @@ const sleep = (ms: number, signal: AbortSignal) =>
  * that come quickly back off exponentially; the end of a healthy stream does
  * not. Events whose resourceVersion did not change are dropped. Objects in
  * the cache are shared: never mutate them.
+ *
+ * @public
  */
 export class Informer {
   private readonly cache = new Map<string, any>();

@@ -1,3 +1,4 @@
+/** @public */
 export interface RateLimiter {
   /** Delay before the item may be processed again. */
   when(item: string): number;
@@ -5,7 +6,11 @@ export interface RateLimiter {
   retries(item: string): number;
 }
 
-/** Per-item exponential backoff: base * 2^failures, capped. */
+/**
+ * Per-item exponential backoff: base * 2^failures, capped.
+ *
+ * @public
+ */
 export class ItemExponentialRateLimiter implements RateLimiter {
   private readonly failures = new Map<string, number>();
 
@@ -29,7 +34,11 @@ export class ItemExponentialRateLimiter implements RateLimiter {
   }
 }
 
-/** Overall token bucket: `qps` sustained, `burst` at once; returns the wait for the next token. */
+/**
+ * Overall token bucket: `qps` sustained, `burst` at once; returns the wait for the next token.
+ *
+ * @public
+ */
 export class BucketRateLimiter implements RateLimiter {
   private tokens: number;
   private last: number;
@@ -58,7 +67,11 @@ export class BucketRateLimiter implements RateLimiter {
   }
 }
 
-/** The larger of several limiters' delays (client-go's MaxOfRateLimiter). */
+/**
+ * The larger of several limiters' delays (client-go's MaxOfRateLimiter).
+ *
+ * @public
+ */
 export class MaxOfRateLimiter implements RateLimiter {
   private readonly limiters: RateLimiter[];
 
@@ -79,6 +92,7 @@ export class MaxOfRateLimiter implements RateLimiter {
   }
 }
 
+/** @public */
 export function defaultControllerRateLimiter(): RateLimiter {
   return new MaxOfRateLimiter(
     new ItemExponentialRateLimiter(5, 1_000_000),

@@ -2,6 +2,7 @@ import { KubeClient, ResourceRef } from '../kube/KubeClient';
 import { Logger } from '../logger';
 import { Informer, InformerHandler, InformerOptions } from './Informer';
 
+/** @public */
 export type SharedInformerOptions = Pick<
   InformerOptions,
   'labelSelector' | 'fieldSelector' | 'transform' | 'indexers' | 'watchTimeoutSeconds' | 'healthyWatchMs' | 'observer'
@@ -11,6 +12,8 @@ export type SharedInformerOptions = Pick<
  * One informer per watched namespace (or one cluster-wide) for a kind, seen
  * as a single cache. Memory is the usual operator OOM, hence the label
  * selector and the namespace restriction.
+ *
+ * @public
  */
 export class SharedInformer {
   readonly informers: Informer[];
@@ -91,6 +94,8 @@ function identity(m: any) {
  * What the portal shows of an Event (reason, message, count, when, about
  * what). The rest (source, reporting fields, series) is dropped; a
  * platform's Events are the largest population in the cache.
+ *
+ * @public
  */
 export function slimEvent(e: any) {
   return {
@@ -112,6 +117,8 @@ export function slimEvent(e: any) {
  * The operator reads a PVC it did not apply (Qdrant's, from the StatefulSet's
  * claim templates) only for its owner and phase; the spec is kept only for
  * claims it applies itself, where it is compared with the desired one.
+ *
+ * @public
  */
 export function slimPvc(pvc: any, appliedAnnotation: string) {
   if (pvc.metadata.annotations?.[appliedAnnotation]) return pvc;
@@ -138,6 +145,8 @@ export function slimPvc(pvc: any, appliedAnnotation: string) {
 /**
  * What the operator and the portal read of a Pod: identity, labels, where it
  * runs and its status. Pod specs are large and many; the rest is dropped.
+ *
+ * @public
  */
 export function slimPod(pod: any) {
   return {
@@ -155,6 +164,7 @@ export function slimPod(pod: any) {
   };
 }
 
+/** @public */
 export const Resources = {
   inferencePlatforms: { apiVersion: 'cv.platform.tech/v1beta1', kind: 'InferencePlatform', plural: 'inferenceplatforms', namespaced: true },
   inferencePlatformRestores: {

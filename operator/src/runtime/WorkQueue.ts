@@ -5,6 +5,8 @@ import { defaultControllerRateLimiter, RateLimiter } from './RateLimiter';
  * set), an item being processed is never handed to a second worker (processing
  * set) — if it is added meanwhile it is re-queued when done — and retries are
  * delayed by the rate limiter.
+ *
+ * @public
  */
 export class WorkQueue {
   private readonly queue: string[] = [];

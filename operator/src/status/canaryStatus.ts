@@ -2,6 +2,7 @@ import { CanaryStatus, ConditionType, DefaultedSpec } from '@cv-platform/inferen
 import { ConditionInput, Reason } from './conditions';
 import { cannotStart, crashLooping, modelLoadFailure, rolloutComplete, stalledRollout, warmupTimeouts } from './computeStatus';
 
+/** @public */
 export interface ObservedCanary {
   /** The canary's Deployment, as the cache shows it. */
   deployment?: any;

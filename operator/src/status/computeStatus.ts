@@ -17,6 +17,7 @@ import { parseQuantity } from '../reconcile/isSubset';
 import { ordinalOf } from '../qdrant/observeCluster';
 import { canaryStatus, ObservedCanary } from './canaryStatus';
 
+/** @public */
 export interface ObservedChildren {
   statefulSet?: any;
   deployment?: any;
@@ -60,6 +61,8 @@ const INIT_FAILURE_REASONS = new Set(['CrashLoopBackOff', 'Error', ...CANNOT_STA
 /**
  * A serving container that cannot start at all (its image, its
  * configuration), with what the kubelet says.
+ *
+ * @public
  */
 export function cannotStart(pods: any[], container: string): string | undefined {
   for (const pod of pods) {
@@ -73,7 +76,11 @@ export function cannotStart(pods: any[], container: string): string | undefined 
   return undefined;
 }
 
-/** Why a pod cannot be scheduled, from its PodScheduled condition. */
+/**
+ * Why a pod cannot be scheduled, from its PodScheduled condition.
+ *
+ * @public
+ */
 export function unschedulableMessage(pods: any[]): string | undefined {
   for (const pod of pods) {
     const c = unscheduled(pod);
@@ -82,7 +89,11 @@ export function unschedulableMessage(pods: any[]): string | undefined {
   return undefined;
 }
 
-/** How long a pod may wait for its volumes before the status says so. */
+/**
+ * How long a pod may wait for its volumes before the status says so.
+ *
+ * @public
+ */
 export const VOLUME_WAIT_REPORT_MS = 60_000;
 
 /**
@@ -91,13 +102,19 @@ export const VOLUME_WAIT_REPORT_MS = 60_000;
  * peer passes through it, so it is said only once it lasts longer than
  * VOLUME_WAIT_REPORT_MS (a provisioner that never comes), not on the way
  * (which would cost two status writes per new peer).
+ *
+ * @public
  */
 export function volumeWaitMessage(pods: any[], now: string): string | undefined {
   const long = volumeWaits(pods).find(w => Date.parse(now) - w.since >= VOLUME_WAIT_REPORT_MS);
   return long && `pod ${long.pod} has waited since ${long.condition.lastTransitionTime} for its volumes: ${long.condition.message}`;
 }
 
-/** When a volume wait of these pods becomes worth saying (ms from now), if one is under way. */
+/**
+ * When a volume wait of these pods becomes worth saying (ms from now), if one is under way.
+ *
+ * @public
+ */
 export function volumeWaitReportableInMs(pods: any[], now: number): number | undefined {
   const waits = volumeWaits(pods)
     .map(w => w.since + VOLUME_WAIT_REPORT_MS - now)
@@ -130,6 +147,8 @@ function waitsForVolumes(condition: any): boolean {
 /**
  * The line a person needs from a termination message: its last non-empty
  * line, and of a JSON log line (the service logs JSON) its message and error.
+ *
+ * @public
  */
 export function lastLogLine(message: string | undefined): string | undefined {
   const line = String(message ?? '').trim().split('\n').map(l => l.trim()).filter(Boolean).pop();
@@ -143,6 +162,7 @@ export function lastLogLine(message: string | undefined): string | undefined {
   return line;
 }
 
+/** @public */
 export function modelLoadFailure(pods: any[], modelUrl: string, hot = false): string | undefined {
   for (const pod of pods) {
     // Hot reload: every loader reads the current URL when it (re)starts.
@@ -166,6 +186,8 @@ export function modelLoadFailure(pods: any[], modelUrl: string, hot = false): st
 /**
  * Servers that started more than warmupTimeoutSeconds ago and are not ready
  * (the model loads, warms up and Qdrant answers before a server is ready).
+ *
+ * @public
  */
 export function warmupTimeouts(pods: any[], seconds: number, now: number): string | undefined {
   const late = pods.flatMap(pod => {
@@ -175,7 +197,11 @@ export function warmupTimeouts(pods: any[], seconds: number, now: number): strin
   return late.length ? `${late.join(', ')} started more than ${seconds} s ago and ${late.length === 1 ? 'is' : 'are'} not ready (spec.inference.model.source.warmupTimeoutSeconds)` : undefined;
 }
 
-/** When the next starting server's warm-up deadline passes, to look again then. */
+/**
+ * When the next starting server's warm-up deadline passes, to look again then.
+ *
+ * @public
+ */
 export function warmupDeadlineInMs(pods: any[], seconds: number, now: number): number | undefined {
   const waits = pods.flatMap(pod => {
     const started = startedUnready(pod);
@@ -204,6 +230,8 @@ function startedUnready(pod: any): number | undefined {
  * Deployment's template): the model its template names (Rollout, pvc://),
  * else what the server says it serves. Without a way to ask the servers
  * (`servers` undefined), a hot-reloaded pod counts as serving `fallback`.
+ *
+ * @public
  */
 export function loadedModels(pods: any[], servers?: Record<string, InferenceServerState>, fallback?: string): Record<string, number> {
   const loaded: Record<string, number> = {};
@@ -235,7 +263,11 @@ function reloadFailureText(failures: ReloadFailure[] | undefined): { message: st
   return { message: `${parts.join('; ')}${hint}`, rejected };
 }
 
-/** The Deployment's own verdict that its rollout stalled. */
+/**
+ * The Deployment's own verdict that its rollout stalled.
+ *
+ * @public
+ */
 export function stalledRollout(deploy: any): string | undefined {
   const c = (deploy?.status?.conditions ?? []).find((x: any) => x.type === 'Progressing');
   return c?.status === 'False' && c.reason === 'ProgressDeadlineExceeded' ? c.message ?? c.reason : undefined;
@@ -254,6 +286,8 @@ const describeLoaded = (loaded: Record<string, number>, except?: string) =>
  * A serving container that keeps crashing, with what the kubelet says of its
  * last exit (reason, exit code and the termination message: the last log
  * line with `terminationMessagePolicy: FallbackToLogsOnError`).
+ *
+ * @public
  */
 export function crashLooping(pods: any[], container: string): string | undefined {
   for (const pod of pods) {
@@ -268,7 +302,11 @@ export function crashLooping(pods: any[], container: string): string | undefined
   return undefined;
 }
 
-/** Why each not-ready server is not ready, from what the kubelet reports. */
+/**
+ * Why each not-ready server is not ready, from what the kubelet reports.
+ *
+ * @public
+ */
 export function notReadyServers(pods: any[], container: string): string {
   const parts: string[] = [];
   for (const pod of pods) {
@@ -286,6 +324,8 @@ export function notReadyServers(pods: any[], container: string): string {
  * What Qdrant's own view says is wrong: the Degraded reason and message;
  * undefined when it is fine or not read yet. Ready pods whose REST API does
  * not answer the operator are a problem: nobody can tell the cluster is whole.
+ *
+ * @public
  */
 export function qdrantClusterProblem(
   cluster: QdrantClusterInfo | undefined,
@@ -321,6 +361,8 @@ export function qdrantClusterProblem(
  * Servers that were given GPUs and run the model on the CPU because CUDA is
  * not usable, with their reason: "p-inference-0, p-inference-1 run the model
  * on the CPU ...". They still answer, just slower, so it is a warning.
+ *
+ * @public
  */
 export function gpuFallbacks(servers: Record<string, InferenceServerState> | undefined): string | undefined {
   const onCpu = Object.entries(servers ?? {})
@@ -332,7 +374,11 @@ export function gpuFallbacks(servers: Record<string, InferenceServerState> | und
   return `${pods} run${onCpu.length === 1 ? 's' : ''} the model on the CPU, ${onCpu.length === 1 ? 'its GPU' : 'their GPUs'} idle: CUDA is not usable (${reasons.join('; ')})`;
 }
 
-/** Data volumes that ask for less than the spec: "PersistentVolumeClaim storage-p-qdrant-0 (10Gi, StorageClass kwok-volume)". */
+/**
+ * Data volumes that ask for less than the spec: "PersistentVolumeClaim storage-p-qdrant-0 (10Gi, StorageClass kwok-volume)".
+ *
+ * @public
+ */
 export function volumesBelow(pvcs: any[], storageSize: string): string[] {
   const want = parseQuantity(storageSize);
   if (want === undefined) return [];
@@ -346,7 +392,11 @@ export function volumesBelow(pvcs: any[], storageSize: string): string[] {
     .sort();
 }
 
-/** The Qdrant versions the peers run, from their containers' images: "v1.14.1", or "v1.14.1, v1.15.0" mid-upgrade. */
+/**
+ * The Qdrant versions the peers run, from their containers' images: "v1.14.1", or "v1.14.1, v1.15.0" mid-upgrade.
+ *
+ * @public
+ */
 export function runningVersions(pods: any[]): string | undefined {
   const versions = new Set<string>();
   for (const pod of pods) {
@@ -368,6 +418,7 @@ function onCurrentTemplate(obj: any, desired: number): boolean {
   );
 }
 
+/** @public */
 export function rolloutComplete(obj: any, desired: number): boolean {
   return onCurrentTemplate(obj, desired) && (obj.status?.readyReplicas ?? 0) >= desired;
 }
@@ -375,6 +426,8 @@ export function rolloutComplete(obj: any, desired: number): boolean {
 /**
  * The platform's status from what its children report: a pure function of
  * the observed world, so an unchanged world yields an identical status.
+ *
+ * @public
  */
 export function computeStatus(
   p: InferencePlatform,

@@ -1,6 +1,10 @@
 import { Condition, ConditionStatus } from '@cv-platform/inference-platform-api';
 
-/** Reasons are part of the API: constants, CamelCase. */
+/**
+ * Reasons are part of the API: constants, CamelCase.
+ *
+ * @public
+ */
 export const Reason = {
   QdrantPeersReady: 'QdrantPeersReady',
   QdrantPeersNotReady: 'QdrantPeersNotReady',
@@ -50,6 +54,7 @@ export const Reason = {
   CanaryPaused: 'CanaryPaused',
 } as const;
 
+/** @public */
 export interface ConditionInput {
   type: string;
   status: ConditionStatus;
@@ -60,6 +65,8 @@ export interface ConditionInput {
 /**
  * Sets a condition, keeping lastTransitionTime when the status did not change
  * (so an unchanged world produces an identical status and no write).
+ *
+ * @public
  */
 export function setCondition(
   existing: Condition[] | undefined,

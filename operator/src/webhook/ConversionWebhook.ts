@@ -7,6 +7,7 @@ import { Logger, noopLogger } from '../logger';
 import { BadReviewError, reviewConversion } from './conversionReview';
 import { certificateNotAfter, issueCertificate } from './issueCertificate';
 
+/** @public */
 export interface ConversionWebhookOptions {
   /** Port of the HTTPS server; 0 picks a free one. Default 9443. */
   port?: number;
@@ -33,6 +34,7 @@ export interface ConversionWebhookOptions {
   crdName?: string;
 }
 
+/** @public */
 export interface ConversionWebhookState {
   serving: boolean;
   /** host:port it listens on. */
@@ -56,6 +58,8 @@ const MAX_REVIEW_BYTES = 64 * 1024 * 1024;
  * the CRD's clientConfig with a caBundle of the new CA and the previous one,
  * so that a replica still serving the old certificate stays trusted until
  * it reloads.
+ *
+ * @public
  */
 export class ConversionWebhook {
   private server?: https.Server;

@@ -1,5 +1,5 @@
 import { createBackend } from '@backstage/backend-defaults';
-import { inferencePlatformModuleOperatorMetrics } from '@cv-platform/plugin-inference-platform-backend';
+import { inferencePlatformModuleOperatorMetrics } from '@cv-platform/plugin-inference-platform-backend/alpha';
 
 const backend = createBackend();
 

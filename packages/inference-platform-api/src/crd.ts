@@ -1,4 +1,8 @@
-/** JSON-schema subset that CRD structural schemas accept. */
+/**
+ * JSON-schema subset that CRD structural schemas accept.
+ *
+ * @public
+ */
 export interface JSONSchemaProps {
   type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
   description?: string;
@@ -31,26 +35,34 @@ export interface JSONSchemaProps {
 }
 
 // The same pattern Kubernetes generates for resource.Quantity fields.
+/** @public */
 export const QUANTITY_PATTERN =
   '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
 
+/** @public */
 export const QDRANT_VERSION_PATTERN = '^v?[0-9]+\\.[0-9]+\\.[0-9]+$';
 
 /**
  * Qdrant releases this operator supports: 1.8 and later 1.x. Before 1.5
  * there is no /readyz; 1.7.0-1.7.2 answer /readyz wrongly during rollouts;
- * the inference servers call GET /collections/{name}/exists, new in 1.8.
+ * the inference servers call `GET /collections/{name}/exists`, new in 1.8.
+ *
+ * @public
  */
 export const QDRANT_MIN_VERSION = 'v1.8.0';
+/** @public */
 export const QDRANT_SUPPORTED_VERSIONS = 'v1.8.0 and later v1.x releases';
 
 /**
  * The longest platform name whose children all get valid names: the Qdrant
- * StatefulSet <name>-qdrant must leave room for the 11 characters of the
- * controller-revision-hash label (<name>-qdrant-<10 chars>, a label value
+ * StatefulSet `<name>-qdrant` must leave room for the 11 characters of the
+ * controller-revision-hash label (`<name>-qdrant-<10 chars>`, a label value
  * of at most 63), and Services are DNS-1035 labels (start with a letter).
+ *
+ * @public
  */
 export const PLATFORM_NAME_MAX_LENGTH = 45;
+/** @public */
 export const PLATFORM_NAME_PATTERN = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
 
 /** CEL: the n-th number (major 0, minor 1, patch 2) of a version string. */
@@ -58,6 +70,7 @@ const versionPart = (v: string, n: number) => `int(${v}.findAll('[0-9]+')[${n}])
 const versionAtLeast = (a: string, b: string) =>
   `(${versionPart(a, 0)} > ${versionPart(b, 0)} || (${versionPart(a, 0)} == ${versionPart(b, 0)} && (${versionPart(a, 1)} > ${versionPart(b, 1)} || (${versionPart(a, 1)} == ${versionPart(b, 1)} && ${versionPart(a, 2)} >= ${versionPart(b, 2)}))))`;
 
+/** @public */
 export const MODEL_URL_PATTERN = '^(s3|https?|pvc|file)://.+$';
 
 const quantity = (description: string, dflt?: string): JSONSchemaProps => ({
@@ -140,9 +153,14 @@ const s3Connection = (credentials: string): Record<string, JSONSchemaProps> => (
   },
 });
 
-/** Five cron fields (or a macro such as @daily); the operator checks ranges and reports a bad one in status. */
+/**
+ * Five cron fields (or a macro such as `@daily`); the operator checks ranges and reports a bad one in status.
+ *
+ * @public
+ */
 export const CRON_SCHEDULE_PATTERN =
   '^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|[0-9A-Za-z*,/?-]+( +[0-9A-Za-z*,/?-]+){4})$';
+/** @public */
 export const DURATION_PATTERN = '^([0-9]+(d|h|m))+$';
 
 const backupSpec: JSONSchemaProps = {
@@ -236,6 +254,7 @@ const backupStatusSchema: JSONSchemaProps = {
   },
 };
 
+/** @public */
 export const inferencePlatformSchema: JSONSchemaProps = {
   type: 'object',
   description:

@@ -3,7 +3,11 @@ import { inferencePlatformSchema, JSONSchemaProps } from './crd';
 import { inferencePlatformSchemaV1beta1 } from './v1beta1/schema';
 import { VERSION_V1BETA1 } from './v1beta1/types';
 
-/** Where the API server reaches the conversion webhook unless the operator says otherwise (it writes its own Service and namespace, and the caBundle). */
+/**
+ * Where the API server reaches the conversion webhook unless the operator says otherwise (it writes its own Service and namespace, and the caBundle).
+ *
+ * @public
+ */
 export const CONVERSION_WEBHOOK_SERVICE = {
   namespace: 'cv-platform-system',
   name: 'inference-platform-operator-webhook',
@@ -79,6 +83,8 @@ const crd = (versions: unknown[], conversion?: unknown) => ({
  * v1beta1 is stored; v1alpha1 is still served, converted by the operator's
  * webhook (losslessly: see conversion/convertPlatform.ts), which also writes
  * the clientConfig (its Service, or a URL) and the caBundle.
+ *
+ * @public
  */
 export const inferencePlatformCrd = crd(
   [

@@ -8,12 +8,20 @@ const render = (crd: unknown) =>
     { noRefs: true, lineWidth: 120, sortKeys: false },
   )}`;
 
-/** The CRD as committed in deploy/crds (checked by crd.test.ts). */
+/**
+ * The CRD as committed in deploy/crds (checked by crd.test.ts).
+ *
+ * @public
+ */
 export function renderCrdYaml(): string {
   return render(inferencePlatformCrd);
 }
 
-/** The InferencePlatformRestore CRD as committed in deploy/crds. */
+/**
+ * The InferencePlatformRestore CRD as committed in deploy/crds.
+ *
+ * @public
+ */
 export function renderRestoreCrdYaml(): string {
   return render(inferencePlatformRestoreCrd);
 }

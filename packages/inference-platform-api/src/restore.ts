@@ -8,14 +8,21 @@ import { Condition, GROUP, ObjectMeta, VERSION } from './types';
  * Failed) and a history worth keeping (`kubectl get iprestore`), it must not
  * run again when a GitOps tool re-applies the platform, and who may restore
  * (overwrite data) is granted apart from who may edit the platform.
+ *
+ * @public
  */
 export const RESTORE_KIND = 'InferencePlatformRestore';
+/** @public */
 export const RESTORE_PLURAL = 'inferenceplatformrestores';
+/** @public */
 export const RESTORE_SINGULAR = 'inferenceplatformrestore';
+/** @public */
 export const RESTORE_SHORT_NAME = 'iprestore';
 
+/** @public */
 export type RestorePhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
 
+/** @public */
 export interface InferencePlatformRestoreSpec {
   /** The InferencePlatform (same namespace) whose Qdrant is restored. */
   platformName: string;
@@ -25,6 +32,7 @@ export interface InferencePlatformRestoreSpec {
   collections?: string[];
 }
 
+/** @public */
 export interface RestoredCollection {
   name: string;
   /** Points in the collection once restored, as Qdrant counts them. */
@@ -33,6 +41,7 @@ export interface RestoredCollection {
   pointsInBackup?: number;
 }
 
+/** @public */
 export interface InferencePlatformRestoreStatus {
   phase?: RestorePhase;
   message?: string;
@@ -43,6 +52,7 @@ export interface InferencePlatformRestoreStatus {
   observedGeneration?: number;
 }
 
+/** @public */
 export interface InferencePlatformRestore {
   apiVersion: `${typeof GROUP}/${typeof VERSION}`;
   kind: typeof RESTORE_KIND;
@@ -118,6 +128,7 @@ const restoreSchema: JSONSchemaProps = {
   },
 };
 
+/** @public */
 export const inferencePlatformRestoreCrd = {
   apiVersion: 'apiextensions.k8s.io/v1',
   kind: 'CustomResourceDefinition',

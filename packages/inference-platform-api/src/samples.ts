@@ -1,6 +1,10 @@
 import { API_VERSION, InferencePlatform, KIND } from './types';
 
-/** The seed example from the project's design: a 3-peer Qdrant and 5 inference servers. */
+/**
+ * The seed example from the project's design: a 3-peer Qdrant and 5 inference servers.
+ *
+ * @public
+ */
 export function sampleInferencePlatform(
   name = 'image-retrieval-prod',
   namespace = 'default',

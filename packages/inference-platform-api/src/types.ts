@@ -4,26 +4,37 @@
  * declared here exists in the schema and vice versa.
  */
 
+/** @public */
 export const GROUP = 'cv.platform.tech';
+/** @public */
 export const VERSION = 'v1alpha1';
+/** @public */
 export const API_VERSION = `${GROUP}/${VERSION}`;
+/** @public */
 export const KIND = 'InferencePlatform';
+/** @public */
 export const PLURAL = 'inferenceplatforms';
+/** @public */
 export const SINGULAR = 'inferenceplatform';
+/** @public */
 export const SHORT_NAME = 'ipf';
 
+/** @public */
 export type Quantity = string | number;
 
+/** @public */
 export interface ResourceRequirements {
   requests?: Record<string, Quantity>;
   limits?: Record<string, Quantity>;
 }
 
+/** @public */
 export interface SecretKeyRef {
   name: string;
   key?: string;
 }
 
+/** @public */
 export interface QdrantSpec {
   /** Qdrant release, e.g. v1.14.1; selects the image tag. */
   version: string;
@@ -61,6 +72,7 @@ export interface QdrantSpec {
   backup?: QdrantBackupSpec;
 }
 
+/** @public */
 export interface QdrantBackupSpec {
   /** Standard 5-field cron expression, evaluated in UTC (e.g. "0 3 * * *"). */
   schedule: string;
@@ -71,6 +83,7 @@ export interface QdrantBackupSpec {
   s3: BackupS3Target;
 }
 
+/** @public */
 export interface BackupRetention {
   /** Keep at most this many successful backups (default 7). */
   count?: number;
@@ -78,14 +91,17 @@ export interface BackupRetention {
   maxAge?: string;
 }
 
+/** @public */
 export interface BackupS3Target extends S3SourceSpec {
   bucket: string;
-  /** Key prefix; backups go to <prefix>/<namespace>/<platform>/<backup id>/. */
+  /** Key prefix; backups go to `<prefix>/<namespace>/<platform>/<backup id>/`. */
   prefix?: string;
 }
 
+/** @public */
 export type ModelSourceMode = 'emptyDir' | 'pvc';
 
+/** @public */
 export interface ModelSourceSpec {
   /** emptyDir (medium: Memory) for small models, pvc for large ones. */
   mode?: ModelSourceMode;
@@ -109,6 +125,7 @@ export interface ModelSourceSpec {
   s3?: S3SourceSpec;
 }
 
+/** @public */
 export interface S3SourceSpec {
   /** An S3-compatible endpoint (MinIO, Ceph, ...); AWS S3 when empty. */
   endpoint?: string;
@@ -128,12 +145,14 @@ export interface S3SourceSpec {
   };
 }
 
+/** @public */
 export interface GpuSpec {
   count?: number;
   /** Required value of the node's GPU product label. */
   type?: string;
 }
 
+/** @public */
 export interface InferenceSpec {
   image: string;
   modelUrl: string;
@@ -169,6 +188,8 @@ export interface InferenceSpec {
  * the ready servers of both versions, so traffic splits by ready replicas.
  * Its embeddings go to a collection of its own: vectors of two models are
  * not comparable and never share one.
+ *
+ * @public
  */
 export interface CanarySpec {
   modelUrl: string;
@@ -178,8 +199,10 @@ export interface CanarySpec {
   collection: string;
 }
 
+/** @public */
 export type ModelUpdateStrategy = 'HotReload' | 'Rollout';
 
+/** @public */
 export interface AutoscalingSpec {
   /** Default 1. */
   minReplicas?: number;
@@ -192,15 +215,19 @@ export interface AutoscalingSpec {
   prometheusServerAddress?: string;
 }
 
+/** @public */
 export interface InferencePlatformSpec {
   qdrant: QdrantSpec;
   inference: InferenceSpec;
 }
 
+/** @public */
 export type Phase = 'Pending' | 'Loading' | 'Ready' | 'Failed' | 'Degraded';
 
+/** @public */
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
+/** @public */
 export interface Condition {
   type: string;
   status: ConditionStatus;
@@ -210,12 +237,17 @@ export interface Condition {
   observedGeneration?: number;
 }
 
+/** @public */
 export interface QdrantPeer {
   id: string;
   uri: string;
 }
 
-/** A collection's shards as Qdrant reports them. */
+/**
+ * A collection's shards as Qdrant reports them.
+ *
+ * @public
+ */
 export interface QdrantCollectionHealth {
   name: string;
   replicationFactor?: number;
@@ -230,6 +262,7 @@ export interface QdrantCollectionHealth {
   problems?: string[];
 }
 
+/** @public */
 export interface QdrantClusterInfo {
   reachable: boolean;
   peerId?: string;
@@ -245,7 +278,11 @@ export interface QdrantClusterInfo {
   message?: string;
 }
 
-/** A Qdrant scale-down in progress: peers are drained and leave Raft before their pods go. */
+/**
+ * A Qdrant scale-down in progress: peers are drained and leave Raft before their pods go.
+ *
+ * @public
+ */
 export interface QdrantScaleDownStatus {
   fromReplicas: number;
   toReplicas: number;
@@ -254,19 +291,27 @@ export interface QdrantScaleDownStatus {
   /** Why it is blocked (CamelCase), when it is. */
   reason?: string;
   message: string;
-  /** Leaving peers still in Raft: "<pod> (peer <id>)". */
+  /** Leaving peers still in Raft: `<pod> (peer <id>)`. */
   leavingPeers: string[];
   transfersInFlight: number;
 }
 
-/** What the operator knows of the Qdrant tier beyond its pods. */
+/**
+ * What the operator knows of the Qdrant tier beyond its pods.
+ *
+ * @public
+ */
 export interface QdrantStatus {
   /** What the peers run, from their images ("v1.14.1", or "v1.14.1, v1.15.0" mid-upgrade); spec.qdrant.version is the target. */
   version?: string;
   scaleDown?: QdrantScaleDownStatus;
 }
 
-/** One snapshot of one collection on one peer, as uploaded. */
+/**
+ * One snapshot of one collection on one peer, as uploaded.
+ *
+ * @public
+ */
 export interface BackupSnapshot {
   /** The peer's pod, e.g. demo-qdrant-1 (snapshots are restored onto the peer of the same ordinal). */
   pod: string;
@@ -279,6 +324,7 @@ export interface BackupSnapshot {
   checksum: string;
 }
 
+/** @public */
 export interface BackupRecord {
   /** Names the backup (its folder in the bucket); a restore refers to it. */
   id: string;
@@ -293,7 +339,11 @@ export interface BackupRecord {
   collections?: Array<{ name: string; points?: number; snapshots: BackupSnapshot[] }>;
 }
 
-/** Backups of the Qdrant tier (spec.qdrant.backup), written by the operator's backup controller. */
+/**
+ * Backups of the Qdrant tier (spec.qdrant.backup), written by the operator's backup controller.
+ *
+ * @public
+ */
 export interface BackupStatus {
   lastScheduleTime?: string;
   lastSuccessfulTime?: string;
@@ -306,6 +356,7 @@ export interface BackupStatus {
   history?: BackupRecord[];
 }
 
+/** @public */
 export interface InferencePlatformStatus {
   phase?: Phase;
   message?: string;
@@ -329,7 +380,11 @@ export interface InferencePlatformStatus {
   canary?: CanaryStatus;
 }
 
-/** Requests answered by one model version's ready servers over the last window (probes and scrapes not counted). */
+/**
+ * Requests answered by one model version's ready servers over the last window (probes and scrapes not counted).
+ *
+ * @public
+ */
 export interface TrackMetrics {
   requestsPerSecond: number;
   /** Share of requests answered 5xx, 0-1. */
@@ -338,6 +393,7 @@ export interface TrackMetrics {
   p95LatencyMs?: number;
 }
 
+/** @public */
 export interface CanaryStatus {
   modelUrl: string;
   collection: string;
@@ -354,6 +410,7 @@ export interface CanaryStatus {
   metrics?: { stable?: TrackMetrics; canary?: TrackMetrics; windowSeconds: number; observedAt: string };
 }
 
+/** @public */
 export interface ModelStatus {
   /** spec.inference.modelUrl. */
   desired: string;
@@ -361,6 +418,7 @@ export interface ModelStatus {
   loaded: Record<string, number>;
 }
 
+/** @public */
 export interface ObjectMeta {
   name?: string;
   namespace?: string;
@@ -376,6 +434,7 @@ export interface ObjectMeta {
   managedFields?: unknown[];
 }
 
+/** @public */
 export interface InferencePlatform {
   /**
    * cv.platform.tech/v1alpha1 as served. The operator keeps platforms it
@@ -389,6 +448,7 @@ export interface InferencePlatform {
   status?: InferencePlatformStatus;
 }
 
+/** @public */
 export const ConditionType = {
   Ready: 'Ready',
   QdrantReady: 'QdrantReady',
@@ -414,10 +474,22 @@ export const ConditionType = {
   CanaryReady: 'CanaryReady',
 } as const;
 
-/** Setting it (to the current time, RFC 3339) asks for a backup now, as `kubectl rollout restart` asks for a restart. */
+/**
+ * Setting it (to the current time, RFC 3339) asks for a backup now, as `kubectl rollout restart` asks for a restart.
+ *
+ * @public
+ */
 export const BACKUP_REQUESTED_ANNOTATION = 'cv.platform.tech/backup-requested-at';
 
-/** Annotation linking a platform to the catalog entity that owns it. */
+/**
+ * Annotation linking a platform to the catalog entity that owns it.
+ *
+ * @public
+ */
 export const CATALOG_ENTITY_ANNOTATION = 'cv.platform.tech/catalog-entity';
-/** Annotation naming the owner of the platform (a catalog user or group ref). */
+/**
+ * Annotation naming the owner of the platform (a catalog user or group ref).
+ *
+ * @public
+ */
 export const OWNER_ANNOTATION = 'cv.platform.tech/owner';

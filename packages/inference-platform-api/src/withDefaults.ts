@@ -1,5 +1,6 @@
 import { AutoscalingSpec, InferencePlatformSpec, S3SourceSpec } from './types';
 
+/** @public */
 export type DefaultedSpec = {
   qdrant: Required<
     Omit<InferencePlatformSpec['qdrant'], 'storageClassName' | 'resources' | 'apiKeySecretRef' | 'backup'>
@@ -24,6 +25,8 @@ export type DefaultedSpec = {
  * Applies the same defaults as the CRD schema. The API server defaults stored
  * objects already; the operator applies them again so that objects from older
  * CRD versions or from tests never reach the reconciler half-filled.
+ *
+ * @public
  */
 export function withDefaults(spec: InferencePlatformSpec): DefaultedSpec {
   const q = spec.qdrant;

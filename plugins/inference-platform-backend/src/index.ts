@@ -15,4 +15,3 @@ export {
   isPlatformOwner,
 } from './permissions/rules';
 export type { PlatformResource } from './permissions/rules';
-export { inferencePlatformModuleOperatorMetrics } from './metrics/operatorMetricsModule';

@@ -5,9 +5,8 @@ import {
 } from '@cv-platform/inference-platform-api';
 
 /** Platforms as the backend serves them: the storage version, cv.platform.tech/v1beta1. */
-type InferencePlatform = InferencePlatformV1beta1;
 
-/**
+/*
  * The REST and SSE contract between the inference-platform backend plugin
  * (mounted at /api/inference-platform) and its clients.
  *
@@ -36,27 +35,38 @@ type InferencePlatform = InferencePlatformV1beta1;
  *   `id:` on every event; `: heartbeat` comments every 15 s.
  */
 
+/**
+ * Change events of the live feed.
+ *
+ * @public
+ */
 export const PLATFORM_EVENT_TYPES = ['ADDED', 'MODIFIED', 'DELETED'] as const;
+/** @public */
 export type PlatformEventType = (typeof PLATFORM_EVENT_TYPES)[number];
 
+/** @public */
 export interface SnapshotEvent {
-  items: InferencePlatform[];
+  items: InferencePlatformV1beta1[];
 }
 
+/** @public */
 export interface PlatformChangeEvent {
   type: PlatformEventType;
-  platform: InferencePlatform;
+  platform: InferencePlatformV1beta1;
 }
 
+/** @public */
 export interface ResetEvent {
   reason: string;
 }
 
+/** @public */
 export interface ReplicaCount {
   ready: number;
   desired: number;
 }
 
+/** @public */
 export interface EventSummary {
   type: string;
   reason: string;
@@ -66,6 +76,7 @@ export interface EventSummary {
   involvedObject: { kind: string; name: string };
 }
 
+/** @public */
 export interface PodSummary {
   name: string;
   component: 'qdrant' | 'inference' | string;
@@ -81,7 +92,11 @@ export interface PodSummary {
   containers: string[];
 }
 
-/** Rollout state of one of the platform's workloads (StatefulSet or Deployment). */
+/**
+ * Rollout state of one of the platform's workloads (StatefulSet or Deployment).
+ *
+ * @public
+ */
 export interface WorkloadRollout {
   kind: 'StatefulSet' | 'Deployment';
   name: string;
@@ -104,13 +119,18 @@ export interface WorkloadRollout {
   conditions: Array<{ type: string; status: string; reason?: string; message?: string }>;
 }
 
+/** @public */
 export interface ObjectRef {
   apiVersion: string;
   kind: string;
   name: string;
 }
 
-/** One PersistentVolumeClaim of the platform (Qdrant storage, a model volume). */
+/**
+ * One PersistentVolumeClaim of the platform (Qdrant storage, a model volume).
+ *
+ * @public
+ */
 export interface VolumeSummary {
   name: string;
   phase: string;
@@ -122,13 +142,15 @@ export interface VolumeSummary {
   conditions: Array<{ type: string; message?: string }>;
 }
 
+/** @public */
 export interface PlatformSummary {
-  platform: InferencePlatform;
+  platform: InferencePlatformV1beta1;
   qdrant: ReplicaCount;
   inference: ReplicaCount;
   recentEvents: EventSummary[];
 }
 
+/** @public */
 export interface PlatformDetail extends PlatformSummary {
   statefulSet?: unknown;
   deployment?: unknown;
@@ -152,6 +174,7 @@ const dnsLabel = z
 const quantity = z.union([z.string().min(1), z.number()]);
 const resourceList = z.record(z.string(), quantity);
 
+/** @public */
 export const createPlatformRequestSchema = z.object({
   namespace: dnsLabel,
   name: dnsLabel,
@@ -195,9 +218,14 @@ export const createPlatformRequestSchema = z.object({
     backup: z.object({}).passthrough().optional(),
   }),
 });
+/** @public */
 export type CreatePlatformRequest = z.infer<typeof createPlatformRequestSchema>;
 
-/** Same rule as the CRDs' collection names (spec.inference.collection, a restore's spec.collections). */
+/**
+ * Same rule as the CRDs' collection names (spec.inference.collection, a restore's spec.collections).
+ *
+ * @public
+ */
 export const COLLECTION_NAME_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 const collectionName = () =>
   z
@@ -207,6 +235,7 @@ const collectionName = () =>
       'must be a collection name: letters, digits, _ and -',
     );
 
+/** @public */
 export const patchPlatformRequestSchema = z
   .object({
     qdrant: z
@@ -246,14 +275,20 @@ export const patchPlatformRequestSchema = z
     v => v.qdrant || v.inference,
     'nothing to change: give qdrant and/or inference fields',
   );
+/** @public */
 export type PatchPlatformRequest = z.infer<typeof patchPlatformRequestSchema>;
 
-/** Answer to POST /platforms/:namespace/:name/backups. */
+/**
+ * Answer to POST /platforms/:namespace/:name/backups.
+ *
+ * @public
+ */
 export interface BackupRequested {
   /** The value set on the backup-requested-at annotation (RFC 3339). */
   requestedAt: string;
 }
 
+/** @public */
 export const createRestoreRequestSchema = z
   .object({
     /** status.backup.history[].id of a Succeeded backup. */
@@ -273,9 +308,14 @@ export const createRestoreRequestSchema = z
       .optional(),
   })
   .strict();
+/** @public */
 export type CreateRestoreRequest = z.infer<typeof createRestoreRequestSchema>;
 
-/** Answer to GET /platforms/:namespace/:name/restores. */
+/**
+ * Answer to GET /platforms/:namespace/:name/restores.
+ *
+ * @public
+ */
 export interface RestoreList {
   items: InferencePlatformRestore[];
 }

@@ -15,6 +15,8 @@ import { ClusterDetails, loadKubeConfig, Logger, Operator } from '@cv-platform/o
  * The operator embedded in this backend, or the reason there is none (no
  * cluster configured). One per backend process, shared by the plugin's router
  * and the catalog entity provider.
+ *
+ * @public
  */
 export interface EmbeddedOperator {
   operator?: Operator;
@@ -38,6 +40,8 @@ function operatorLogger(l: LoggerService): Logger {
  * is the name of a cluster in the Kubernetes plugin's config
  * (`kubernetes.clusterLocatorMethods`, type config), or the same shape inline
  * (`inferencePlatform.kubernetes.clusterDetails`). Otherwise kubeconfig rules apply.
+ *
+ * @public
  */
 export function clusterDetails(config: RootConfigService, k8s?: ReturnType<RootConfigService['getOptionalConfig']>): ClusterDetails | undefined {
   const read = (c: NonNullable<typeof k8s>): ClusterDetails => ({
@@ -66,6 +70,7 @@ export function clusterDetails(config: RootConfigService, k8s?: ReturnType<RootC
 
 const secondsToMs = (s: number | undefined) => (s === undefined ? undefined : s * 1000);
 
+/** @public */
 export function createEmbeddedOperator(
   config: RootConfigService,
   logger: LoggerService,
@@ -163,6 +168,7 @@ function qdrantAccess(value: string | undefined): 'direct' | 'apiServerProxy' | 
   throw new InputError(`inferencePlatform.operator.qdrantAccess must be direct or apiServerProxy, not ${value}`);
 }
 
+/** @public */
 export const embeddedOperatorServiceRef = createServiceRef<EmbeddedOperator>({
   id: 'inference-platform.operator',
   scope: 'root',

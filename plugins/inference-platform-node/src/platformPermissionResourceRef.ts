@@ -4,7 +4,11 @@ import {
   INFERENCE_PLATFORM_RESOURCE_TYPE,
 } from '@cv-platform/plugin-inference-platform-common';
 
-/** What permission rules see of a platform: the CR and who owns it. */
+/**
+ * What permission rules see of a platform: the CR and who owns it.
+ *
+ * @public
+ */
 export interface PlatformResource {
   platform: InferencePlatform;
   /** Entity refs of its owners: the owner annotation and the linked catalog entity's owner. */

@@ -44,8 +44,12 @@ export const InferencePlatformsPage = inferencePlatformPlugin.provide(
   }),
 );
 
-/** @public */
-export const EntityInferencePlatformCard = inferencePlatformPlugin.provide(
+/**
+ * Card of the platform an entity names (`cv.platform.tech/inference-platform`).
+ *
+ * @public
+ */
+export const EntityInferencePlatformCard: () => JSX.Element = inferencePlatformPlugin.provide(
   createComponentExtension({
     name: 'EntityInferencePlatformCard',
     component: {
@@ -57,8 +61,12 @@ export const EntityInferencePlatformCard = inferencePlatformPlugin.provide(
   }),
 );
 
-/** @public */
-export const EntityInferencePlatformContent = inferencePlatformPlugin.provide(
+/**
+ * Entity tab with the full view of the platform an entity names.
+ *
+ * @public
+ */
+export const EntityInferencePlatformContent: () => JSX.Element = inferencePlatformPlugin.provide(
   createComponentExtension({
     name: 'EntityInferencePlatformContent',
     component: {

@@ -19,4 +19,4 @@ export {
   buildPlatform,
   SCAFFOLDER_TASK_ANNOTATION,
 } from './actions/buildPlatform';
-export type { PlatformParameters } from './actions/buildPlatform';
+export type { PlatformParameters, Quantity } from './actions/buildPlatform';

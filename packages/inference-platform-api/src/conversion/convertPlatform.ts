@@ -8,15 +8,25 @@ import {
 
 /**
  * Spec fields of v1alpha1 with no home in v1beta1, as JSON shaped like the
- * spec ({"inference":{"readinessProbePath":"/healthz"}}), so that a
+ * spec (`{"inference":{"readinessProbePath":"/healthz"}}`), so that a
  * v1alpha1 client reads back what it wrote.
+ *
+ * @public
  */
 export const V1ALPHA1_FIELDS_ANNOTATION = 'cv.platform.tech/v1alpha1-fields';
 
-/** Every served version of InferencePlatform. */
+/**
+ * Every served version of InferencePlatform.
+ *
+ * @public
+ */
 export type AnyInferencePlatform = InferencePlatform | InferencePlatformV1beta1;
 
-/** A conversion that cannot be made; its message goes back to the API server as the review's Failure. */
+/**
+ * A conversion that cannot be made; its message goes back to the API server as the review's Failure.
+ *
+ * @public
+ */
 export class ConversionError extends Error {
   readonly name = 'ConversionError';
 }
@@ -104,7 +114,11 @@ function withAnnotations<M extends { annotations?: Record<string, string> }>(
   return (Object.keys(annotations).length ? { ...rest, annotations } : rest) as M;
 }
 
-/** v1alpha1 to v1beta1 (pure; the input is not changed). */
+/**
+ * v1alpha1 to v1beta1 (pure; the input is not changed).
+ *
+ * @public
+ */
 export function toV1beta1(obj: InferencePlatform): InferencePlatformV1beta1 {
   const { apiVersion: _v, spec, metadata, status, ...rest } = obj as any;
   if (!spec?.qdrant || !spec?.inference) {
@@ -125,7 +139,11 @@ export function toV1beta1(obj: InferencePlatform): InferencePlatformV1beta1 {
   });
 }
 
-/** v1beta1 to v1alpha1 (pure; the input is not changed). */
+/**
+ * v1beta1 to v1alpha1 (pure; the input is not changed).
+ *
+ * @public
+ */
 export function toV1alpha1(obj: InferencePlatformV1beta1): InferencePlatform {
   const { apiVersion: _v, spec, metadata, status, ...rest } = obj as any;
   if (!spec?.qdrant || !spec?.inference) {
@@ -147,7 +165,11 @@ export function toV1alpha1(obj: InferencePlatformV1beta1): InferencePlatform {
   });
 }
 
-/** Converts an InferencePlatform of any served version to `apiVersion`, as the conversion webhook does. */
+/**
+ * Converts an InferencePlatform of any served version to `apiVersion`, as the conversion webhook does.
+ *
+ * @public
+ */
 export function convertPlatform(obj: AnyInferencePlatform, apiVersion: string): AnyInferencePlatform {
   if (obj?.kind !== KIND) {
     throw new ConversionError(`cannot convert kind ${JSON.stringify((obj as any)?.kind)}: only ${KIND}`);

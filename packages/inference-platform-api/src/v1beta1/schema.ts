@@ -122,4 +122,5 @@ function buildSchema(): JSONSchemaProps {
   return root;
 }
 
+/** @public */
 export const inferencePlatformSchemaV1beta1: JSONSchemaProps = buildSchema();

@@ -25,9 +25,12 @@ import type {
 } from '../types';
 import { GROUP } from '../types';
 
+/** @public */
 export const VERSION_V1BETA1 = 'v1beta1';
+/** @public */
 export const API_VERSION_V1BETA1 = `${GROUP}/${VERSION_V1BETA1}` as const;
 
+/** @public */
 export interface QdrantStorageSpec {
   /** Size of each Qdrant data volume; only grows. Default 10Gi. */
   size?: Quantity;
@@ -35,13 +38,15 @@ export interface QdrantStorageSpec {
   className?: string;
 }
 
+/** @public */
 export interface QdrantSpecV1beta1
   extends Omit<QdrantSpec, 'storageSize' | 'storageClassName' | 'backup'> {
   storage?: QdrantStorageSpec;
 }
 
+/** @public */
 export interface ModelSpec {
-  /** Where the ONNX model is loaded from: s3://, http(s)://, pvc://<claim>/<path> or file://. */
+  /** Where the ONNX model is loaded from: `s3://`, `http(s)://`, `pvc://<claim>/<path>` or `file://`. */
   url: string;
   /** How a new url reaches running servers: HotReload (default) or Rollout. */
   update?: ModelUpdateStrategy;
@@ -49,6 +54,7 @@ export interface ModelSpec {
   source?: ModelSourceSpec;
 }
 
+/** @public */
 export interface BatchingSpec {
   /** Images embedded in one model run. Default 16. */
   maxSize?: number;
@@ -56,12 +62,14 @@ export interface BatchingSpec {
   maxLatencyMs?: number;
 }
 
+/** @public */
 export interface CanarySpecV1beta1 {
   model: { url: string };
   weight: number;
   collection: string;
 }
 
+/** @public */
 export interface InferenceSpecV1beta1 {
   image: string;
   model: ModelSpec;
@@ -77,6 +85,7 @@ export interface InferenceSpecV1beta1 {
   canary?: CanarySpecV1beta1;
 }
 
+/** @public */
 export interface InferencePlatformSpecV1beta1 {
   qdrant: QdrantSpecV1beta1;
   inference: InferenceSpecV1beta1;
@@ -84,6 +93,7 @@ export interface InferencePlatformSpecV1beta1 {
   backup?: QdrantBackupSpec;
 }
 
+/** @public */
 export interface InferencePlatformV1beta1 {
   apiVersion: typeof API_VERSION_V1BETA1;
   kind: typeof KIND;

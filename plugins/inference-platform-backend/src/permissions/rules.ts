@@ -8,6 +8,11 @@ import { platformPermissionResourceRef } from '@cv-platform/plugin-inference-pla
 export { platformPermissionResourceRef };
 export type { PlatformResource } from '@cv-platform/plugin-inference-platform-node';
 
+/**
+ * The owner-only rule: the user owns the platform (its owner annotation) or its linked catalog entity.
+ *
+ * @public
+ */
 export const isPlatformOwner = createPermissionRule({
   name: 'IS_PLATFORM_OWNER',
   description: 'Allow only owners of the platform (or of its linked catalog entity)',
@@ -23,11 +28,21 @@ export const isPlatformOwner = createPermissionRule({
 
 export const platformPermissionRules = { isPlatformOwner };
 
-/** For permission policies: `inferencePlatformConditions.isPlatformOwner({ claims })`. */
-export const {
-  conditions: inferencePlatformConditions,
-  createConditionalDecision: createInferencePlatformConditionalDecision,
-} = createConditionExports({
+const conditionExports = createConditionExports({
   resourceRef: platformPermissionResourceRef,
   rules: platformPermissionRules,
 });
+
+/**
+ * Conditions for permission policies: `inferencePlatformConditions.isPlatformOwner({ claims })`.
+ *
+ * @public
+ */
+export const inferencePlatformConditions = conditionExports.conditions;
+
+/**
+ * A conditional decision of a permission policy for platform permissions.
+ *
+ * @public
+ */
+export const createInferencePlatformConditionalDecision = conditionExports.createConditionalDecision;

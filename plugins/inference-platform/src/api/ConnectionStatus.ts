@@ -2,6 +2,8 @@
  * State of the SSE feed as the user sees it: `connecting` before the first
  * stream opens, `live` while one is open, `reconnecting` while retrying after
  * a short outage, `offline` after a long one or a fatal error.
+ *
+ * @public
  */
 export type ConnectionState =
   | 'connecting'
@@ -9,6 +11,7 @@ export type ConnectionState =
   | 'reconnecting'
   | 'offline';
 
+/** @public */
 export interface ConnectionStatus {
   state: ConnectionState;
   /** Consecutive failed attempts since the last open stream. */

@@ -10,7 +10,11 @@ import {
 } from '@cv-platform/plugin-inference-platform-common';
 import { ConnectionStatus } from './ConnectionStatus';
 
-/** Callbacks of one subscription to the backend's SSE feed. */
+/**
+ * Callbacks of one subscription to the backend's SSE feed.
+ *
+ * @public
+ */
 export interface PlatformFeedHandlers {
   /** The full list; replaces whatever the subscriber held. */
   onSnapshot(items: InferencePlatformV1beta1[]): void;
@@ -18,10 +22,18 @@ export interface PlatformFeedHandlers {
   onStatus(status: ConnectionStatus): void;
 }
 
-/** What a feed follows: one platform, one namespace's, or (neither) all. */
+/**
+ * What a feed follows: one platform, one namespace's, or (neither) all.
+ *
+ * @public
+ */
 export type FeedScope = { platform: string } | { namespace: string };
 
-/** Client of the inference-platform backend plugin. */
+/**
+ * Client of the inference-platform backend plugin.
+ *
+ * @public
+ */
 export interface InferencePlatformApi {
   getPlatform(namespace: string, name: string): Promise<PlatformDetail>;
   patchPlatform(

@@ -15,19 +15,31 @@ import {
   PlatformFeedHandlers,
 } from './InferencePlatformApi';
 import { SharedPlatformFeed } from './SharedPlatformFeed';
-import {
-  streamPlatformEvents,
-  StreamPlatformEventsOptions,
-} from './streamPlatformEvents';
+import { streamPlatformEvents } from './streamPlatformEvents';
 
 const PLUGIN_ID = 'inference-platform';
 
-type StreamTuning = Pick<
-  StreamPlatformEventsOptions,
-  'backoff' | 'offlineAfterAttempts' | 'staleAfterMs' | 'random'
->;
+/**
+ * How the live feed reconnects and when it counts as stale.
+ *
+ * @public
+ */
+export interface StreamTuning {
+  /** Exponential reconnect delay with jitter. Default 1 s doubling to 30 s, ±20 %. */
+  backoff?: { baseMs: number; maxMs: number; jitter: number };
+  /** Failed attempts in a row after which the connection shows offline. */
+  offlineAfterAttempts?: number;
+  /** Silence (no event, no heartbeat) after which the stream is presumed dead. */
+  staleAfterMs?: number;
+  /** Source of jitter. Default Math.random. */
+  random?: () => number;
+}
 
-/** REST and SSE client of the inference-platform backend plugin. */
+/**
+ * REST and SSE client of the inference-platform backend plugin.
+ *
+ * @public
+ */
 export class InferencePlatformClient implements InferencePlatformApi {
   private readonly discoveryApi: DiscoveryApi;
   private readonly fetchApi: FetchApi;

@@ -8,15 +8,26 @@ import {
   OWNER_ANNOTATION,
 } from '@cv-platform/inference-platform-api';
 
-/** Records which scaffolder task created a platform, so a re-run can recognise its own object. */
+/**
+ * Records which scaffolder task created a platform, so a re-run can recognise its own object.
+ *
+ * @public
+ */
 export const SCAFFOLDER_TASK_ANNOTATION = 'cv.platform.tech/scaffolder-task';
 
-type Quantity = string | number;
+/**
+ * A Kubernetes quantity: `10Gi`, `500m`, or a number.
+ *
+ * @public
+ */
+export type Quantity = string | number;
 
 /**
  * What the `inference-platform:create` action needs to build the custom
  * resource: `qdrant` and `inference` are spec.qdrant and spec.inference in
  * the cv.platform.tech/v1beta1 layout.
+ *
+ * @public
  */
 export interface PlatformParameters {
   name: string;
@@ -83,6 +94,8 @@ export function pruneEmpty<T>(value: T): T | undefined {
  * Builds the cv.platform.tech/v1beta1 InferencePlatform the parameters describe. Values are passed on
  * unchanged, without defaults or checks: the API server applies the CRD's
  * defaults and rules, and its answer is the one users see.
+ *
+ * @public
  */
 export function buildPlatform(
   params: PlatformParameters,

@@ -18,6 +18,7 @@ import { waitForReady } from '../kube/waitForReady';
 import { buildPlatform } from './buildPlatform';
 import { examples } from './createInferencePlatformAction.examples';
 
+/** @public */
 export const CREATE_ACTION_ID = 'inference-platform:create';
 
 /**
@@ -27,6 +28,7 @@ export const CREATE_ACTION_ID = 'inference-platform:create';
 export { PLATFORM_NAME_MAX_LENGTH, PLATFORM_NAME_PATTERN };
 const DNS_LABEL_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 
+/** @public */
 export interface CreateInferencePlatformActionOptions {
   /** The cluster to create platforms in; called on each run, so it may load lazily. */
   kubeClient: () => KubeClient;
@@ -43,6 +45,8 @@ export interface CreateInferencePlatformActionOptions {
  * The `inference-platform:create` scaffolder action: builds an
  * InferencePlatform from its input, has the API server validate it with a
  * dry run, creates it once, and optionally waits until it is Ready.
+ *
+ * @public
  */
 export function createInferencePlatformAction(
   options: CreateInferencePlatformActionOptions,

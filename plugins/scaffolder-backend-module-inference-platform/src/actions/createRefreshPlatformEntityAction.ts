@@ -4,8 +4,10 @@ import { CatalogService } from '@backstage/plugin-catalog-node';
 import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
 import { platformEntityRef } from '@cv-platform/plugin-inference-platform-common';
 
+/** @public */
 export const REFRESH_ENTITY_ACTION_ID = 'inference-platform:catalog:refresh';
 
+/** @public */
 export interface RefreshPlatformEntityActionOptions {
   catalog: CatalogService;
   /** Poll interval while waiting for the entity. Default 1 s. */
@@ -18,6 +20,8 @@ export interface RefreshPlatformEntityActionOptions {
  * Resource per platform. This action waits for that entity to reach the
  * catalog and then refreshes it, so the task's catalog link works as soon as
  * the task finishes.
+ *
+ * @public
  */
 export function createRefreshPlatformEntityAction(
   options: RefreshPlatformEntityActionOptions,
