@@ -26,7 +26,13 @@ import { createTestNamespace, LocalCluster } from '@cv-platform/local-cluster';
 import { launchChromium } from './support/launchChromium';
 import { freePort } from './support/freePort';
 import { Portal, repoRoot } from './support/Portal';
-import { markPage, samePage, signInAsGuest } from './support/portalPage';
+import {
+  componentNamingPlatform,
+  markPage,
+  rowSelector,
+  samePage,
+  signInAsGuest,
+} from './support/portalPage';
 import { runScenario, TestRun } from './support/TestRun';
 import { waitFor } from './support/waitFor';
 
@@ -335,19 +341,7 @@ async function main() {
       );
     });
 
-    const catalogYaml = [
-      'apiVersion: backstage.io/v1alpha1',
-      'kind: Component',
-      'metadata:',
-      `  name: ${COMPONENT}`,
-      '  annotations:',
-      `    cv.platform.tech/inference-platform: ${key}`,
-      'spec:',
-      '  type: service',
-      '  lifecycle: production',
-      '  owner: guests',
-      '',
-    ].join('\n');
+    const catalogYaml = componentNamingPlatform(COMPONENT, key, 'guests');
     await run_.check(
       'the app starts with the plugins (embedded operator off, as published)',
       async () => {
@@ -437,9 +431,7 @@ async function main() {
         await nav.first().waitFor({ timeout: 120_000 });
         await nav.first().click();
         await page.waitForURL(/\/inference-platforms$/);
-        const row = page.locator(
-          `[data-testid="platform-row"][data-key="${key}"]`,
-        );
+        const row = page.locator(rowSelector(key));
         await row.waitFor({ timeout: 120_000 });
         await row
           .getByText('Ready', { exact: true })
@@ -463,9 +455,7 @@ async function main() {
           throw new Error(
             `create ${namespace}/${NAME}-2: ${JSON.stringify(r.body)}`,
           );
-        const row = page.locator(
-          `[data-testid="platform-row"][data-key="${namespace}/${NAME}-2"]`,
-        );
+        const row = page.locator(rowSelector(`${namespace}/${NAME}-2`));
         await row
           .getByText('Ready', { exact: true })
           .waitFor({ timeout: 180_000 });

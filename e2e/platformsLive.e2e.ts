@@ -22,6 +22,7 @@ import {
 import { launchChromium } from './support/launchChromium';
 import { buildApp, Portal, repoRoot } from './support/Portal';
 import {
+  componentNamingPlatform,
   markPage,
   rowSelector,
   samePage,
@@ -67,19 +68,7 @@ async function main() {
       env: cluster.env(),
       logFile: path.join(artifacts, 'platformsLive-backend.log'),
       // A component that names the platform, for the entity card.
-      catalogYaml: [
-        'apiVersion: backstage.io/v1alpha1',
-        'kind: Component',
-        'metadata:',
-        `  name: ${COMPONENT}`,
-        '  annotations:',
-        `    cv.platform.tech/inference-platform: ${key}`,
-        'spec:',
-        '  type: service',
-        '  lifecycle: experimental',
-        '  owner: group:default/e2e',
-        '',
-      ].join('\n'),
+      catalogYaml: componentNamingPlatform(COMPONENT, key, 'group:default/e2e'),
     });
     console.log(`e2e: portal at ${portal.baseUrl} (backend pid ${portal.pid})`);
     browser = await launchChromium();

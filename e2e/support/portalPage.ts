@@ -36,3 +36,24 @@ export async function samePage(page: Page): Promise<boolean> {
       (window as unknown as { __e2eSamePage?: boolean }).__e2eSamePage === true,
   );
 }
+
+/** A catalog Component (YAML) that names a platform, for the entity card and tab. */
+export function componentNamingPlatform(
+  name: string,
+  platformKey: string,
+  owner: string,
+): string {
+  return [
+    'apiVersion: backstage.io/v1alpha1',
+    'kind: Component',
+    'metadata:',
+    `  name: ${name}`,
+    '  annotations:',
+    `    cv.platform.tech/inference-platform: ${platformKey}`,
+    'spec:',
+    '  type: service',
+    '  lifecycle: experimental',
+    `  owner: ${owner}`,
+    '',
+  ].join('\n');
+}
