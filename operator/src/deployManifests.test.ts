@@ -58,6 +58,18 @@ describe('deploy manifests', () => {
       (yaml.loadAll(execFileSync(helm, ['template', 'ipo', chart, '--namespace', 'cv-platform-system', ...args], { encoding: 'utf8' })) as any[]).filter(Boolean);
     const find = (rendered: any[], kind: string) => rendered.filter(d => d.kind === kind);
 
+    it('mounts a kubeconfig Secret and points the operator at it when kubeconfigSecret is set, and nothing by default', () => {
+      const operator = (rendered: any[]) => find(rendered, 'Deployment')[0].spec.template.spec;
+      const plain = operator(template());
+      expect(plain.volumes).toBeUndefined();
+      expect(plain.containers[0].args).not.toContain('--kubeconfig');
+      const remote = operator(template('--set', 'kubeconfigSecret.name=remote', '--set', 'kubeconfigSecret.key=config'));
+      expect(remote.volumes).toEqual([{ name: 'kubeconfig', secret: { secretName: 'remote' } }]);
+      expect(remote.containers[0].volumeMounts).toEqual([{ name: 'kubeconfig', mountPath: '/etc/inference-platform-operator/kubeconfig', readOnly: true }]);
+      const args = remote.containers[0].args;
+      expect(args[args.indexOf('--kubeconfig') + 1]).toBe('/etc/inference-platform-operator/kubeconfig/config');
+    });
+
     it('passes helm lint --strict', () => {
       expect(execFileSync(helm, ['lint', '--strict', chart], { encoding: 'utf8' })).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
     });

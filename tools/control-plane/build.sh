@@ -16,12 +16,22 @@ if [[ -f "$bin/.complete" ]]; then
 fi
 mkdir -p "$bin"
 export CGO_ENABLED=0 GOFLAGS=-trimpath
+# Stamp the Kubernetes release the modules pin, as its own build does: a
+# module build otherwise reports v0.0.0-master, which charts' kubeVersion
+# constraints (and kubectl version skew checks) refuse.
+k8s_version="$(cd "$here/kubernetes" && go list -m -f '{{.Version}}' k8s.io/kubernetes)"
+k8s_minor="$(echo "$k8s_version" | cut -d. -f2)"
+version_flags=""
+for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+  version_flags+=" -X $p.gitVersion=$k8s_version -X $p.gitMajor=1 -X $p.gitMinor=$k8s_minor -X $p.gitTreeState=clean"
+done
 build() {
-  local dir="$1" name="$2" pkg="$3"
+  local dir="$1" name="$2" pkg="$3" ldflags="-s -w"
   if [[ -x "$bin/$name" ]]; then echo "  $name: cached" >&2; return; fi
   echo "  building $name ($pkg) ..." >&2
   local start=$SECONDS
-  (cd "$here/$dir" && go build -ldflags='-s -w' -o "$bin/$name.tmp" "$pkg")
+  [[ "$dir" == kubernetes && "$name" != etcd ]] && ldflags+="$version_flags"
+  (cd "$here/$dir" && go build -ldflags="$ldflags" -o "$bin/$name.tmp" "$pkg")
   mv "$bin/$name.tmp" "$bin/$name"
   echo "  built $name in $((SECONDS - start))s" >&2
 }

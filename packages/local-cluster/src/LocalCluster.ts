@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import https from 'node:https';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import yaml from 'js-yaml';
@@ -16,6 +17,7 @@ import {
   acquireHostLock,
   assertCanHostRealPods,
   hostNetworkLeftovers,
+  NODE_NETWORK,
   setUpHostNetwork,
   tearDownHostNetwork,
 } from './realNode/hostNetwork';
@@ -116,6 +118,8 @@ export class LocalCluster {
   readonly processes: ManagedProcess[] = [];
   server = '';
   kubeconfigPath = '';
+  private podRelay?: net.Server;
+  private podRelaySockets = new Set<net.Socket>();
   private pki?: Pki;
   private requester?: ApiRequester;
   private removeExitHook?: () => void;
@@ -383,6 +387,45 @@ export class LocalCluster {
     });
   }
 
+  /**
+   * A kubeconfig (YAML) for processes in pods on the real node: the API
+   * server listens on 127.0.0.1 only, so a TCP relay on the bridge's gateway
+   * address (which pods reach, as they reach the S3 test server) passes
+   * connections through to it, TLS and all; the serving certificate names
+   * that address too. The relay ends with the cluster.
+   */
+  async kubeconfigForPods(): Promise<string> {
+    if (!this.realNode) throw new Error('kubeconfigForPods needs a real node (realNode: true)');
+    const upstream = new URL(this.server);
+    if (!this.podRelay) {
+      const sockets = new Set<net.Socket>();
+      const relay = net.createServer(client => {
+        const api = net.connect(Number(upstream.port), '127.0.0.1');
+        client.pipe(api).pipe(client);
+        const end = () => {
+          client.destroy();
+          api.destroy();
+          sockets.delete(client);
+          sockets.delete(api);
+        };
+        sockets.add(client).add(api);
+        client.on('error', end).on('close', end);
+        api.on('error', end).on('close', end);
+      });
+      // Watches keep their connections open: closing the relay ends them.
+      this.podRelaySockets = sockets;
+      await new Promise<void>((resolve, reject) => {
+        relay.once('error', reject);
+        relay.listen(0, NODE_NETWORK.gateway, () => resolve());
+      });
+      this.podRelay = relay;
+    }
+    const { port } = this.podRelay.address() as net.AddressInfo;
+    const config = yaml.load(this.kubeconfig()) as any;
+    config.clusters[0].cluster.server = `https://${NODE_NETWORK.gateway}:${port}`;
+    return yaml.dump(config);
+  }
+
   /** Authenticated JSON requests as the cluster admin. */
   get api(): ApiRequester {
     return (this.requester ??= new ApiRequester(
@@ -519,6 +562,14 @@ export class LocalCluster {
     for (const p of [...this.processes].reverse()) {
       // The node agent terminates its pods first (up to 10 s grace each, in parallel).
       await p.stop(p.name === 'node-agent' ? 40_000 : 10_000);
+    }
+    // After the pods: an operator pod leaving still talks to the API server.
+    if (this.podRelay) {
+      const relay = this.podRelay;
+      this.podRelay = undefined;
+      const closed = new Promise(resolve => relay.close(resolve));
+      for (const socket of this.podRelaySockets) socket.destroy();
+      await closed;
     }
     if (this.releaseHostLock) this.cleanUpRealNode();
     this.removeExitHook?.();

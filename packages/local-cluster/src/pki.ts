@@ -42,7 +42,8 @@ export function createPki(dir: string): Pki {
   );
   fs.writeFileSync(
     path.join(dir, 'san.ext'),
-    'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,IP:10.96.0.1\n' +
+    // 10.244.0.1: the real node's bridge, where pods reach the API server (LocalCluster.kubeconfigForPods).
+    'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,IP:10.96.0.1,IP:10.244.0.1\n' +
       'extendedKeyUsage=serverAuth\n',
   );
   openssl(

@@ -48,6 +48,9 @@ export function qdrantBinary(): string | undefined {
  * - `qdrant/qdrant:<any>` runs the Qdrant binary from QDRANT_BIN (or the
  *   cache path), else the Qdrant stand-in, through the image's
  *   `/qdrant/entrypoint.sh` as the pod's command expects;
+ * - the operator image (`ghcr.io/cv-platform/inference-platform-operator`, as
+ *   the Helm chart names it, under any registry) runs this repository's
+ *   operator from source;
  * - `node:<any>` and `busybox:<any>` run the host's node and shell, for tests.
  *
  * Any other image fails to start with ErrImageNeverPull naming the image.
@@ -75,6 +78,21 @@ export function imageMap(
       PORT: '8080',
       MODEL_PATH: '/models/model.onnx',
     },
+    user: 1000,
+    group: 1000,
+    files: { [repoRoot]: repoRoot },
+  };
+  // The operator image's ENTRYPOINT (deploy/operator/Dockerfile): the
+  // operator's bin, here from source.
+  const operator: Omit<ImageProgram, 'pattern'> = {
+    entrypoint: [
+      'node',
+      '--import',
+      `file://${tsx}`,
+      path.join(repoRoot, 'operator', 'src', 'main.ts'),
+    ],
+    workingDir: path.join(repoRoot, 'operator'),
+    env: { ...nodeImage, NODE_ENV: 'production' },
     user: 1000,
     group: 1000,
     files: { [repoRoot]: repoRoot },
@@ -107,6 +125,8 @@ export function imageMap(
       { pattern: 'cv-platform/inference-service:*', ...inference },
       { pattern: '*/cv-inference:*', ...inference },
       { pattern: 'cv-inference:*', ...inference },
+      { pattern: '*/*/inference-platform-operator:*', ...operator },
+      { pattern: '*/inference-platform-operator:*', ...operator },
       {
         pattern: 'qdrant/qdrant:*',
         entrypoint: ['./entrypoint.sh'],
