@@ -69,6 +69,19 @@ describe('KubeClient', () => {
     }
   });
 
+  it('mints a new token for the request after a watch was refused with 401', async () => {
+    const s = await serverAnswering([unauthorized, [200, {}]]);
+    try {
+      let minted = 0;
+      s.client.setCredentialsProvider({ getCredentials: async () => ({ token: `minted-${++minted}` }) });
+      await expect(s.client.watch('/api/v1/pods', {}, () => {}, new AbortController().signal)).rejects.toMatchObject({ statusCode: 401 });
+      await s.client.request('GET', '/api/v1/pods');
+      expect(s.authorizations).toEqual(['Bearer minted-1', 'Bearer minted-2']);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('sends a request the API server answered 429 again after its Retry-After, as client-go does', async () => {
     const s = await serverAnswering([tooMany(0.1), tooMany(0.1), [200, { kind: 'Pod' }]]);
     try {

@@ -204,6 +204,16 @@ export class KubeClient {
     return { opts, mod: url.protocol === 'https:' ? https : http };
   }
 
+  /**
+   * An answer other than 2xx. A 401 means the credentials expired before
+   * their refresh: the next request (a watch's resumption too) reads or
+   * mints new ones instead of waiting out credentialRefreshMs.
+   */
+  private apiError(status: number, body: unknown, method: string, path: string): KubeApiError {
+    if (status === 401 && this.current) this.current.at = 0;
+    return new KubeApiError(status, body, method, path);
+  }
+
   /** Closes pooled connections (idle keep-alive sockets would hold the process open). */
   close() {
     this.current?.agent.destroy();
@@ -232,10 +242,9 @@ export class KubeClient {
       try {
         return await this.requestOnce<T>(method, path, body, contentType, signal, extraHeaders, idleTimeoutMs);
       } catch (e) {
-        // A token that expired before its refresh: mint or read a new one once.
+        // A token that expired before its refresh: the next try mints or reads a new one.
         if (e instanceof KubeApiError && e.statusCode === 401 && !reauthenticated && !signal?.aborted) {
           reauthenticated = true;
-          if (this.current) this.current.at = 0;
           continue;
         }
         if (!(e instanceof KubeApiError) || e.statusCode !== 429 || attempt >= 5 || signal?.aborted) throw e;
@@ -280,7 +289,7 @@ export class KubeClient {
           }
           const status = res.statusCode ?? 0;
           if (status >= 200 && status < 300) resolve(parsed as T);
-          else reject(new KubeApiError(status, parsed, method, path));
+          else reject(this.apiError(status, parsed, method, path));
         });
         res.on('error', reject);
       });
@@ -308,7 +317,7 @@ export class KubeClient {
         }
         const chunks: Buffer[] = [];
         res.on('data', c => chunks.push(c));
-        res.on('end', () => reject(new KubeApiError(status, Buffer.concat(chunks).toString('utf8'), 'GET', path)));
+        res.on('end', () => reject(this.apiError(status, Buffer.concat(chunks).toString('utf8'), 'GET', path)));
         res.on('error', reject);
       });
       req.on('timeout', () => req.destroy(new Error(`GET ${path}: timeout`)));
@@ -370,7 +379,7 @@ export class KubeClient {
             } catch {
               // keep text
             }
-            reject(new KubeApiError(res.statusCode ?? 0, body, 'WATCH', path));
+            reject(this.apiError(res.statusCode ?? 0, body, 'WATCH', path));
           });
           return;
         }
