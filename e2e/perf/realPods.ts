@@ -15,7 +15,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
-import { sampleInferencePlatform, toV1beta1 } from '@cv-platform/inference-platform-api';
+import { toV1beta1 } from '@cv-platform/inference-platform-api';
 import {
   ApiRequester,
   LocalCluster,
@@ -25,6 +25,10 @@ import {
 } from '@cv-platform/local-cluster';
 import { Operator, loadKubeConfig } from '@cv-platform/operator';
 import { ensureMobileNetV2Onnx } from '../../inference-service/src/__testUtils__/nsfwjsMobileNetV2';
+import {
+  modelStoreSecret,
+  scaledSeed,
+} from '../../inference-service/src/__testUtils__/scaledSeed';
 
 const args = process.argv.slice(2);
 const runs = Number(args[args.indexOf('--runs') + 1]) || 5;
@@ -135,7 +139,9 @@ async function applyToReady(
     kubeConfig: loadKubeConfig({ kubeconfigPath: cluster.kubeconfigPath }),
     workers: 2,
     // From the host: real peers through the API server's proxy; simulated ones from the cluster's simulated Qdrant.
-    ...(cluster.simulatedQdrant ? cluster.qdrantUrlTemplates() : { qdrantAccess: 'apiServerProxy' as const }),
+    ...(cluster.simulatedQdrant
+      ? cluster.qdrantUrlTemplates()
+      : { qdrantAccess: 'apiServerProxy' as const }),
   });
   await op.start();
   const times: number[] = [];
@@ -143,33 +149,12 @@ async function applyToReady(
   for (let r = 0; r < runsWanted; r++) {
     const ns = `bench-${label}-${r}`;
     await readyNamespace(api, ns);
-    const p = sampleInferencePlatform('seed', ns);
-    p.spec.qdrant.replicas = 1;
-    p.spec.qdrant.storageSize = '1Gi';
-    p.spec.inference.replicas = 2;
-    p.spec.inference.resources = {
-      requests: { cpu: '100m', memory: '256Mi' },
-      limits: { cpu: '1', memory: '1Gi' },
-    };
-    if (s3) {
-      await api.apply({
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: 'model-store', namespace: ns },
-        stringData: {
-          AWS_ACCESS_KEY_ID: s3.accessKeyId,
-          AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
-        },
-      });
-      p.spec.inference.modelUrl = 's3://models/mobilenet-v2.onnx';
-      p.spec.inference.modelSource = {
-        s3: {
-          endpoint: s3.endpoint,
-          region: 'us-east-1',
-          credentialsSecretRef: { name: 'model-store' },
-        },
-      };
-    }
+    if (s3) await api.apply(modelStoreSecret(ns, s3));
+    const p = scaledSeed('seed', ns, {
+      qdrantReplicas: 1,
+      inferenceReplicas: 2,
+      ...(s3 ? { modelUrl: 's3://models/mobilenet-v2.onnx', s3 } : {}),
+    });
     const t0 = Date.now();
     await api.request(
       'POST',

@@ -2,10 +2,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import {
-  sampleInferencePlatform,
-  toV1beta1,
-} from '@cv-platform/inference-platform-api';
+import { toV1beta1 } from '@cv-platform/inference-platform-api';
 import {
   LocalCluster,
   NODE_NETWORK,
@@ -16,6 +13,7 @@ import {
   qdrantBinary,
 } from '@cv-platform/local-cluster';
 import { ensureMobileNetV2Onnx } from '../__testUtils__/nsfwjsMobileNetV2';
+import { modelStoreSecret, scaledSeed } from '../__testUtils__/scaledSeed';
 
 /**
  * The Helm chart installed as a platform team would, on the local cluster's
@@ -78,15 +76,7 @@ beforeAll(async () => {
       metadata: { name: n },
     });
   }
-  await cluster.apply({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'model-store', namespace: ns },
-    stringData: {
-      AWS_ACCESS_KEY_ID: s3.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
-    },
-  });
+  await cluster.apply(modelStoreSecret(ns, s3));
   await cluster.apply({
     apiVersion: 'v1',
     kind: 'Secret',
@@ -178,22 +168,12 @@ it('installs the chart: two operator replicas on the real node, one leading, rec
   });
 
   // The seed sample, scaled to one machine.
-  const seed = sampleInferencePlatform(name, ns);
-  seed.spec.qdrant.replicas = 1;
-  seed.spec.qdrant.storageSize = '1Gi';
-  seed.spec.inference.replicas = 1;
-  seed.spec.inference.modelUrl = 's3://models/mobilenet-v2.onnx';
-  seed.spec.inference.resources = {
-    requests: { cpu: '100m', memory: '256Mi' },
-    limits: { cpu: '1', memory: '1Gi' },
-  };
-  seed.spec.inference.modelSource = {
-    s3: {
-      endpoint: s3.endpoint,
-      region: 'us-east-1',
-      credentialsSecretRef: { name: 'model-store' },
-    },
-  };
+  const seed = scaledSeed(name, ns, {
+    qdrantReplicas: 1,
+    inferenceReplicas: 1,
+    modelUrl: 's3://models/mobilenet-v2.onnx',
+    s3,
+  });
   expect(
     (
       await cluster.request(

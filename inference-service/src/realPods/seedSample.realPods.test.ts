@@ -6,7 +6,6 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import {
   InferencePlatform,
-  sampleInferencePlatform,
   toV1beta1,
 } from '@cv-platform/inference-platform-api';
 import {
@@ -20,6 +19,11 @@ import {
 } from '@cv-platform/local-cluster';
 import { Operator, loadKubeConfig, names } from '@cv-platform/operator';
 import { ensureMobileNetV2Onnx } from '../__testUtils__/nsfwjsMobileNetV2';
+import {
+  MODEL_STORE_SECRET,
+  modelStoreSecret,
+  scaledSeed,
+} from '../__testUtils__/scaledSeed';
 import { nearDuplicates, renderScene } from '../__testUtils__/syntheticImages';
 import { makeTempDir } from '../__testUtils__/tempDir';
 import { writeTinyModel } from '../__testUtils__/writeTinyModel';
@@ -83,32 +87,23 @@ const kubectl = (...args: string[]) =>
   ).then(r => r.stdout);
 
 /** The seed sample, scaled to one machine: 1 stand-in peer (3 with a Qdrant binary), 2 servers. */
-function scaledSeed(name: string, modelUrl: string): InferencePlatform {
-  const p = sampleInferencePlatform(name, ns);
-  p.spec.qdrant.replicas = qdrantBinary() ? 3 : 1;
-  p.spec.qdrant.storageSize = '1Gi';
-  p.spec.inference.replicas = 2;
-  p.spec.inference.modelUrl = modelUrl;
-  p.spec.inference.resources = {
-    requests: { cpu: '100m', memory: '256Mi' },
-    limits: { cpu: '1', memory: '1Gi' },
-  };
-  p.spec.inference.modelSource = {
-    s3: {
-      endpoint: s3.endpoint,
-      region: 'us-east-1',
-      credentialsSecretRef: { name: 'model-store' },
-    },
-  };
-  return p;
+function seed(name: string, modelUrl: string): InferencePlatform {
+  return scaledSeed(name, ns, {
+    qdrantReplicas: qdrantBinary() ? 3 : 1,
+    inferenceReplicas: 2,
+    modelUrl,
+    s3,
+  });
 }
 
 /** The scaled seed at its smallest: one Qdrant peer, one server. */
 function smallSeed(name: string, modelUrl: string): InferencePlatform {
-  const p = scaledSeed(name, modelUrl);
-  p.spec.qdrant.replicas = 1;
-  p.spec.inference.replicas = 1;
-  return p;
+  return scaledSeed(name, ns, {
+    qdrantReplicas: 1,
+    inferenceReplicas: 1,
+    modelUrl,
+    s3,
+  });
 }
 
 /** The replication factor of the servers' collection, from Qdrant and from the platform's status. */
@@ -226,15 +221,7 @@ beforeAll(async () => {
     kind: 'Namespace',
     metadata: { name: ns },
   });
-  await cluster.apply({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'model-store', namespace: ns },
-    stringData: {
-      AWS_ACCESS_KEY_ID: s3.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
-    },
-  });
+  await cluster.apply(modelStoreSecret(ns, s3));
   await eventually(
     'default ServiceAccount',
     async () =>
@@ -264,7 +251,7 @@ afterAll(async () => {
 });
 
 describe('the seed sample on real pods', () => {
-  const p = () => scaledSeed('image-retrieval-prod', MODEL_URL);
+  const p = () => seed('image-retrieval-prod', MODEL_URL);
 
   it('goes Ready for real and serves near-duplicate search through its Service', async () => {
     const res = await cluster.request('POST', platformsPath(), toV1beta1(p()));
@@ -424,7 +411,7 @@ describe('the seed sample on real pods', () => {
             prefix: 'qdrant',
             endpoint: s3.endpoint,
             region: 'us-east-1',
-            credentialsSecretRef: { name: 'model-store' },
+            credentialsSecretRef: { name: MODEL_STORE_SECRET },
           },
         },
       },
@@ -976,7 +963,7 @@ describe('the seed sample on real pods', () => {
   it('serves a GPU platform on the CPU where CUDA cannot load, and says so in a condition', async () => {
     // The real node claims two A100s it does not have: the GPU servers are
     // scheduled and run for real, asking onnxruntime for CUDA, which is not there.
-    const gpu = scaledSeed('gpu-fallback', MODEL_URL);
+    const gpu = seed('gpu-fallback', MODEL_URL);
     gpu.spec.qdrant.replicas = 1;
     gpu.spec.inference.gpu = { count: 1, type: GPU_PRODUCT };
     expect(
