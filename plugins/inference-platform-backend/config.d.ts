@@ -38,6 +38,44 @@ export interface Config {
        */
       watchTimeoutSeconds?: number;
     };
+    /**
+     * Several clusters, instead of `kubernetes`: the first is the default
+     * (meant where a request names none). Platforms are listed, streamed and
+     * catalogued per cluster; with more than one, catalog entity names
+     * start with the cluster's name. Each entry takes the settings of
+     * `kubernetes` (one of cluster, clusterDetails, kubeconfigPath with
+     * context, inCluster) plus its own namespaces and Qdrant access.
+     * The conversion webhook and storage migration run for the default
+     * cluster only.
+     */
+    clusters?: Array<{
+      /** A DNS label: it appears in entity names, URLs and `<cluster>/<namespace>/<name>` references. */
+      name: string;
+      kubeconfigPath?: string;
+      inCluster?: boolean;
+      context?: string;
+      /** A cluster of `kubernetes.clusterLocatorMethods` (type config) by name. */
+      cluster?: string;
+      clusterDetails?: {
+        name: string;
+        url: string;
+        /** @visibility secret */
+        serviceAccountToken?: string;
+        caData?: string;
+        caFile?: string;
+        skipTLSVerify?: boolean;
+      };
+      credentialRefreshSeconds?: number;
+      watchTimeoutSeconds?: number;
+      /** Namespaces to watch in this cluster. Default: inferencePlatform.namespaces. */
+      namespaces?: string[];
+      /** Overrides inferencePlatform.operator.qdrantAccess for this cluster. */
+      qdrantAccess?: 'direct' | 'apiServerProxy';
+      /** Overrides inferencePlatform.operator.qdrantUrlTemplate for this cluster. */
+      qdrantUrlTemplate?: string;
+      /** Overrides inferencePlatform.operator.qdrantPeerUrlTemplate for this cluster. */
+      qdrantPeerUrlTemplate?: string;
+    }>;
     catalog?: {
       /** Owner of platform entities without an owner annotation. Default: group:default/ml-platform. */
       defaultOwner?: string;

@@ -14,6 +14,38 @@ export interface Config {
       inCluster?: boolean;
       /** Context to use from the kubeconfig. Default: its current context. */
       context?: string;
+      /** A cluster of `kubernetes.clusterLocatorMethods` (type config) by name. */
+      cluster?: string;
+      /** The same as `cluster`, inline. */
+      clusterDetails?: {
+        name: string;
+        url: string;
+        /** @visibility secret */
+        serviceAccountToken?: string;
+        caData?: string;
+        caFile?: string;
+        skipTLSVerify?: boolean;
+      };
     };
+    /**
+     * Several clusters instead of `kubernetes`, the first the default; the
+     * create action's `cluster` input names one.
+     */
+    clusters?: Array<{
+      name: string;
+      kubeconfigPath?: string;
+      inCluster?: boolean;
+      context?: string;
+      cluster?: string;
+      clusterDetails?: {
+        name: string;
+        url: string;
+        /** @visibility secret */
+        serviceAccountToken?: string;
+        caData?: string;
+        caFile?: string;
+        skipTLSVerify?: boolean;
+      };
+    }>;
   };
 }

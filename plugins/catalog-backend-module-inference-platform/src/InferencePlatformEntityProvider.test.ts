@@ -43,7 +43,7 @@ describe('InferencePlatformEntityProvider', () => {
     };
     const provider = new InferencePlatformEntityProvider(
       operator,
-      { appBaseUrl: 'http://portal', defaultOwner: 'group:default/ml-platform', defaultSystem: 'cv-inference-platform' },
+      { appBaseUrl: 'http://portal', defaultOwner: 'group:default/ml-platform', defaultSystem: 'cv-inference-platform', cluster: 'default' },
       mockServices.logger.mock(),
       50,
     );

@@ -6,7 +6,7 @@ import type { PlatformEntityTransformer } from '@cv-platform/plugin-inference-pl
 import { PlatformEntityDefaults, platformToEntity } from './platformToEntity';
 
 /**
- * Publishes every InferencePlatform as a catalog Resource. Changes from the
+ * Publishes every InferencePlatform of one cluster as a catalog Resource. Changes from the
  * operator's informer are batched into one full mutation per second, so
  * entities appear and disappear with their CRs without a polling schedule.
  */
@@ -17,6 +17,7 @@ export class InferencePlatformEntityProvider implements EntityProvider {
 
   constructor(
     private readonly operator: Operator,
+    /** The cluster (and whether there are several) come with the defaults. */
     private readonly defaults: Omit<PlatformEntityDefaults, 'providerName'>,
     private readonly logger: LoggerService,
     private readonly debounceMs = 1000,
@@ -24,8 +25,11 @@ export class InferencePlatformEntityProvider implements EntityProvider {
     private readonly transformers: PlatformEntityTransformer[] = [],
   ) {}
 
+  /** One provider per cluster: each replaces only its own cluster's entities. */
   getProviderName(): string {
-    return 'inference-platform';
+    return this.defaults.severalClusters
+      ? `inference-platform-${this.defaults.cluster}`
+      : 'inference-platform';
   }
 
   async connect(connection: EntityProviderConnection): Promise<void> {

@@ -1,6 +1,9 @@
 import { Entity } from '@backstage/catalog-model';
 import { CatalogProcessorResult } from '@backstage/plugin-catalog-node';
-import { PlatformDependencyProcessor } from './PlatformDependencyProcessor';
+import {
+  PlatformClusters,
+  PlatformDependencyProcessor,
+} from './PlatformDependencyProcessor';
 
 const component = (annotations: Record<string, string>): Entity => ({
   apiVersion: 'backstage.io/v1alpha1',
@@ -13,9 +16,9 @@ const component = (annotations: Record<string, string>): Entity => ({
   },
 });
 
-async function relationsOf(entity: Entity) {
+async function relationsOf(entity: Entity, clusters?: PlatformClusters) {
   const emitted: CatalogProcessorResult[] = [];
-  await new PlatformDependencyProcessor().postProcessEntity(
+  await new PlatformDependencyProcessor(clusters).postProcessEntity(
     entity,
     { type: 'url', target: 'http://example.com/catalog-info.yaml' },
     r => emitted.push(r),
@@ -70,8 +73,38 @@ describe('PlatformDependencyProcessor', () => {
     ).toEqual([]);
     expect(
       await relationsOf(
-        component({ 'cv.platform.tech/inference-platform': 'a/b/c' }),
+        component({ 'cv.platform.tech/inference-platform': 'a/b/c/d' }),
       ),
     ).toEqual([]);
+    expect(
+      await relationsOf(
+        component({ 'cv.platform.tech/inference-platform': 'Prod/x' }),
+      ),
+    ).toEqual([]);
+  });
+
+  const dependsOnName = async (value: string, clusters?: PlatformClusters) =>
+    (
+      (await relationsOf(
+        component({ 'cv.platform.tech/inference-platform': value }),
+        clusters,
+      )) as Array<{ type: string; target: { name: string } }>
+    ).find(r => r.type === 'dependsOn')?.target.name;
+
+  it('names the Resource with its cluster when the portal manages several', async () => {
+    const several = { defaultCluster: 'east', several: true };
+    expect(await dependsOnName('west/prod/search', several)).toBe(
+      'west.prod.search',
+    );
+    // Without a cluster: the default one.
+    expect(await dependsOnName('prod/search', several)).toBe(
+      'east.prod.search',
+    );
+  });
+
+  it('names it without the cluster on a single-cluster portal, even when the reference names that cluster', async () => {
+    const one = { defaultCluster: 'east', several: false };
+    expect(await dependsOnName('east/prod/search', one)).toBe('prod.search');
+    expect(await dependsOnName('prod/search', one)).toBe('prod.search');
   });
 });

@@ -13,16 +13,32 @@ import {
 } from '@backstage/plugin-catalog-node';
 import {
   ENTITY_PLATFORM_ANNOTATION,
+  parsePlatformRef,
   platformEntityRef,
 } from '@cv-platform/plugin-inference-platform-common';
 
+/** The clusters the portal manages, as far as entity names depend on them. */
+export interface PlatformClusters {
+  /** Meant by a reference without a cluster. */
+  defaultCluster: string;
+  /** Entity names carry the cluster only when there are several. */
+  several: boolean;
+}
+
 /**
  * An entity that names the platform it uses (annotation
- * `cv.platform.tech/inference-platform: <namespace>/<name>`) depends on that
+ * `cv.platform.tech/inference-platform: [<cluster>/]<namespace>/<name>`) depends on that
  * platform's Resource: the catalog shows the relation both ways, as it does
  * for `spec.dependsOn`.
  */
 export class PlatformDependencyProcessor implements CatalogProcessor {
+  constructor(
+    private readonly clusters: PlatformClusters = {
+      defaultCluster: 'default',
+      several: false,
+    },
+  ) {}
+
   getProcessorName(): string {
     return 'InferencePlatformDependencyProcessor';
   }
@@ -32,11 +48,20 @@ export class PlatformDependencyProcessor implements CatalogProcessor {
     _location: LocationSpec,
     emit: CatalogProcessorEmit,
   ): Promise<Entity> {
-    const value = entity.metadata.annotations?.[ENTITY_PLATFORM_ANNOTATION];
-    const [namespace, name, ...rest] = value?.split('/') ?? [];
-    if (!namespace || !name || rest.length) return entity;
+    const ref = parsePlatformRef(
+      entity.metadata.annotations?.[ENTITY_PLATFORM_ANNOTATION],
+    );
+    if (!ref) return entity;
+    const cluster = ref.cluster ?? this.clusters.defaultCluster;
+    // One cluster: its entities are named without it, whether or not the reference names it.
+    const named =
+      this.clusters.several || cluster !== this.clusters.defaultCluster
+        ? cluster
+        : undefined;
     const self = getCompoundEntityRef(entity);
-    const platform = parseEntityRef(platformEntityRef(namespace, name));
+    const platform = parseEntityRef(
+      platformEntityRef(ref.namespace, ref.name, named),
+    );
     emit(
       processingResult.relation({
         source: self,

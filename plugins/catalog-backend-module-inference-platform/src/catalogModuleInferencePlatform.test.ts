@@ -65,7 +65,7 @@ describe('catalogModuleInferencePlatform', () => {
       features: [
         catalogModuleInferencePlatform,
         tagging,
-        createServiceFactory({ service: embeddedOperatorServiceRef, deps: {}, factory: () => ({ operator }) }),
+        createServiceFactory({ service: embeddedOperatorServiceRef, deps: {}, factory: () => ({ operator, clusters: [{ name: 'default', default: true, operator }] }) }),
         mockServices.rootConfig.factory({ data: { app: { baseUrl: 'http://portal' } } }),
       ],
     });

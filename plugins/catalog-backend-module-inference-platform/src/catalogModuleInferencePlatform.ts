@@ -33,26 +33,38 @@ export const catalogModuleInferencePlatform = createBackendModule({
         lifecycle: coreServices.lifecycle,
       },
       async init({ catalog, config, logger, embedded, lifecycle }) {
-        // Relations need no cluster: they come from the entities' own annotations.
-        catalog.addProcessor(new PlatformDependencyProcessor());
-        if (!embedded.operator) {
-          logger.warn('inference-platform entity provider disabled: no cluster configured');
-          return;
-        }
-        const c = config.getOptionalConfig('inferencePlatform.catalog');
-        const provider = new InferencePlatformEntityProvider(
-          embedded.operator,
-          {
-            appBaseUrl: config.getString('app.baseUrl'),
-            defaultOwner: c?.getOptionalString('defaultOwner') ?? 'group:default/ml-platform',
-            defaultSystem: c?.getOptionalString('defaultSystem') ?? 'cv-inference-platform',
-          },
-          logger,
-          undefined,
-          transformers,
+        const several = embedded.clusters.length > 1;
+        // Relations need no cluster connection: they come from the entities' own annotations.
+        catalog.addProcessor(
+          new PlatformDependencyProcessor({
+            defaultCluster: embedded.clusters[0]?.name ?? 'default',
+            several,
+          }),
         );
-        catalog.addEntityProvider(provider);
-        lifecycle.addShutdownHook(() => provider.close());
+        const c = config.getOptionalConfig('inferencePlatform.catalog');
+        for (const { name, operator } of embedded.clusters) {
+          if (!operator) {
+            logger.warn(
+              `inference-platform entity provider disabled${several ? ` for cluster ${name}` : ''}: no cluster configured`,
+            );
+            continue;
+          }
+          const provider = new InferencePlatformEntityProvider(
+            operator,
+            {
+              appBaseUrl: config.getString('app.baseUrl'),
+              defaultOwner: c?.getOptionalString('defaultOwner') ?? 'group:default/ml-platform',
+              defaultSystem: c?.getOptionalString('defaultSystem') ?? 'cv-inference-platform',
+              cluster: name,
+              severalClusters: several,
+            },
+            logger,
+            undefined,
+            transformers,
+          );
+          catalog.addEntityProvider(provider);
+          lifecycle.addShutdownHook(() => provider.close());
+        }
       },
     });
   },

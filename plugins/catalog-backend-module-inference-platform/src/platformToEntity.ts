@@ -1,12 +1,14 @@
 import { Entity } from '@backstage/catalog-model';
 import {
   CATALOG_ENTITY_ANNOTATION,
+  ENTITY_CLUSTER_ANNOTATION,
   ENTITY_PLATFORM_ANNOTATION,
   InferencePlatform,
   OWNER_ANNOTATION,
   PLATFORM_ENTITY_TYPE,
   platformEntityName,
   platformPagePath,
+  stringifyPlatformRef,
 } from '@cv-platform/plugin-inference-platform-common';
 
 export const SYSTEM_ANNOTATION = 'cv.platform.tech/system';
@@ -18,6 +20,10 @@ export interface PlatformEntityDefaults {
   defaultOwner: string;
   defaultSystem?: string;
   providerName: string;
+  /** The platform's cluster. */
+  cluster: string;
+  /** Whether the portal manages several clusters: names, references and links then carry the cluster. */
+  severalClusters?: boolean;
 }
 
 /** The catalog Resource mirroring one InferencePlatform. */
@@ -25,26 +31,29 @@ export function platformToEntity(p: InferencePlatform, d: PlatformEntityDefaults
   const ns = p.metadata.namespace!;
   const name = p.metadata.name!;
   const a = p.metadata.annotations ?? {};
-  const location = `${d.providerName}:${ns}/${name}`;
+  const cluster = d.severalClusters ? d.cluster : undefined;
+  const ref = stringifyPlatformRef({ cluster, namespace: ns, name });
+  const location = `${d.providerName}:${ref}`;
   const linked = a[CATALOG_ENTITY_ANNOTATION];
   const system = a[SYSTEM_ANNOTATION] ?? d.defaultSystem;
   return {
     apiVersion: 'backstage.io/v1alpha1',
     kind: 'Resource',
     metadata: {
-      name: platformEntityName(ns, name),
-      title: `${name} (${ns})`,
-      description: `InferencePlatform ${ns}/${name}: Qdrant ${p.spec.qdrant.version} x${p.spec.qdrant.replicas ?? 1}, ${p.spec.inference.replicas ?? 1} inference servers on ${p.spec.inference.modelUrl}`,
+      name: platformEntityName(ns, name, cluster),
+      title: `${name} (${cluster ? `${cluster}/` : ''}${ns})`,
+      description: `InferencePlatform ${ref}: Qdrant ${p.spec.qdrant.version} x${p.spec.qdrant.replicas ?? 1}, ${p.spec.inference.replicas ?? 1} inference servers on ${p.spec.inference.modelUrl}`,
       annotations: {
         'backstage.io/managed-by-location': location,
         'backstage.io/managed-by-origin-location': location,
-        [ENTITY_PLATFORM_ANNOTATION]: `${ns}/${name}`,
+        [ENTITY_PLATFORM_ANNOTATION]: ref,
+        [ENTITY_CLUSTER_ANNOTATION]: d.cluster,
         // The stock Kubernetes tab finds the platform's objects by these: every child carries the label.
         'backstage.io/kubernetes-label-selector': `${PLATFORM_LABEL}=${name}`,
         'backstage.io/kubernetes-namespace': ns,
       },
       links: [
-        { url: `${d.appBaseUrl}${platformPagePath(ns, name)}`, title: 'Platform dashboard', icon: 'dashboard' },
+        { url: `${d.appBaseUrl}${platformPagePath(ns, name, cluster)}`, title: 'Platform dashboard', icon: 'dashboard' },
       ],
       tags: ['inference-platform', 'qdrant'],
     },

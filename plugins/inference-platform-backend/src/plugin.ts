@@ -80,13 +80,15 @@ export const inferencePlatformPlugin = createBackendPlugin({
         catalog,
         embedded,
       }) {
-        const { operator, unavailableReason } = embedded;
-        // Modules have registered their mutators by now (they init before
-        // this plugin): the operator's first pass applies children with them.
-        for (const mutator of childMutators) operator?.addChildMutator(mutator);
-        // Before the operator's first request: it starts once every plugin has initialized.
-        if (credentials) operator?.setCredentialsProvider(credentials);
-        operator?.releaseReconcile();
+        for (const { operator } of embedded.clusters) {
+          // Modules have registered their mutators by now (they init before
+          // this plugin): the operator's first pass applies children with them.
+          for (const mutator of childMutators)
+            operator?.addChildMutator(mutator);
+          // Before the operator's first request: it starts once every plugin has initialized.
+          if (credentials) operator?.setCredentialsProvider(credentials);
+          operator?.releaseReconcile();
+        }
 
         // Owners: the CR's owner annotation and the owner of its linked catalog entity.
         const ownerCache = new Map<string, { at: number; owners: string[] }>();
@@ -129,13 +131,26 @@ export const inferencePlatformPlugin = createBackendPlugin({
             p => p.type === 'resource',
           ),
           rules: [isPlatformOwner],
+          // Refs are `<namespace>/<name>` on the default cluster and
+          // `<cluster>/<namespace>/<name>` on another (platformResourceRef).
           getResources: async refs =>
             Promise.all(
               refs.map(async (ref): Promise<PlatformResource | undefined> => {
-                const [ns, name] = ref.split('/');
-                const p = operator?.platform(ns, name);
+                const parts = ref.split('/');
+                const [clusterName, ns, name] =
+                  parts.length === 3
+                    ? parts
+                    : [embedded.clusters[0]?.name, ...parts];
+                const cluster = embedded.clusters.find(
+                  c => c.name === clusterName,
+                );
+                const p = cluster?.operator?.platform(ns, name);
                 return p
-                  ? { platform: p, owners: await resolveOwners(p) }
+                  ? {
+                      cluster: cluster!.name,
+                      platform: p,
+                      owners: await resolveOwners(p),
+                    }
                   : undefined;
               }),
             ),
@@ -144,13 +159,16 @@ export const inferencePlatformPlugin = createBackendPlugin({
         const recheck = config.getOptionalNumber(
           'inferencePlatform.feed.permissionRecheckSeconds',
         );
-        const feed = operator
-          ? new PlatformFeed(
-              operator,
-              recheck ? { permissionRecheckMs: recheck * 1000 } : {},
-            )
-          : undefined;
-        if (feed) lifecycle.addShutdownHook(() => feed.close());
+        const clusters = embedded.clusters.map(c => {
+          const feed = c.operator
+            ? new PlatformFeed(c.operator, {
+                cluster: c.name,
+                ...(recheck ? { permissionRecheckMs: recheck * 1000 } : {}),
+              })
+            : undefined;
+          if (feed) lifecycle.addShutdownHook(() => feed.close());
+          return { ...c, feed };
+        });
 
         httpRouter.use(
           await createRouter({
@@ -159,9 +177,7 @@ export const inferencePlatformPlugin = createBackendPlugin({
             auth,
             permissions,
             auditor,
-            operator,
-            unavailableReason,
-            feed,
+            clusters,
           }),
         );
         // Liveness probes carry no credentials.

@@ -10,8 +10,15 @@ import {
  * The REST and SSE contract between the inference-platform backend plugin
  * (mounted at /api/inference-platform) and its clients.
  *
+ * Clusters: the backend manages one or more clusters (inferencePlatform.clusters);
+ * the first is the default. Every route below takes `?cluster=<name>`
+ * (POST /platforms: the body's `cluster`); without it the default cluster is
+ * meant, except GET /platforms, which then lists every cluster. An unknown
+ * cluster is 404; one not (yet) reachable is 503.
+ *
  * REST
- *   GET    /platforms                      -> { items: PlatformSummary[] }
+ *   GET    /clusters                       -> ClusterList
+ *   GET    /platforms                      -> PlatformListResponse
  *   GET    /platforms/:namespace/:name     -> PlatformDetail
  *   POST   /platforms                      CreatePlatformRequest -> 201 InferencePlatform
  *   PATCH  /platforms/:namespace/:name     PatchPlatformRequest  -> 200 InferencePlatform
@@ -28,12 +35,45 @@ import {
  * Errors: { error: { name, message }, response: { statusCode } } (Backstage's error shape);
  * 400 InputError (validation, including the API server's own message), 401, 403, 404, 409.
  *
- * SSE: GET /events (text/event-stream), resumable with the Last-Event-ID header
+ * SSE: GET /events?cluster= (text/event-stream), one cluster per stream, resumable with the Last-Event-ID header
  *   event: snapshot  data: SnapshotEvent   (always first, and again after `reset`)
  *   event: ADDED | MODIFIED | DELETED      data: PlatformChangeEvent
  *   event: reset     data: { reason }      (Last-Event-ID too old: a fresh snapshot follows)
  *   `id:` on every event; `: heartbeat` comments every 15 s.
  */
+
+/**
+ * One cluster the backend manages.
+ *
+ * @public
+ */
+export interface ClusterInfo {
+  name: string;
+  /** The first configured cluster: meant where a request names none. */
+  default: boolean;
+  /** Configured and reachable far enough to have loaded its platforms. */
+  available: boolean;
+}
+
+/**
+ * Answer to GET /clusters, in configuration order.
+ *
+ * @public
+ */
+export interface ClusterList {
+  items: ClusterInfo[];
+}
+
+/**
+ * Answer to GET /platforms.
+ *
+ * @public
+ */
+export interface PlatformListResponse {
+  items: PlatformSummary[];
+  /** Clusters listed as missing: unreachable or still loading (GET /platforms without ?cluster). */
+  unavailable?: Array<{ cluster: string; message: string }>;
+}
 
 /**
  * Change events of the live feed.
@@ -46,11 +86,15 @@ export type PlatformEventType = (typeof PLATFORM_EVENT_TYPES)[number];
 
 /** @public */
 export interface SnapshotEvent {
+  /** The cluster this stream follows. */
+  cluster: string;
   items: InferencePlatformV1beta1[];
 }
 
 /** @public */
 export interface PlatformChangeEvent {
+  /** The cluster this stream follows. */
+  cluster: string;
   type: PlatformEventType;
   platform: InferencePlatformV1beta1;
 }
@@ -144,6 +188,8 @@ export interface VolumeSummary {
 
 /** @public */
 export interface PlatformSummary {
+  /** The cluster the platform runs in. */
+  cluster: string;
   platform: InferencePlatformV1beta1;
   qdrant: ReplicaCount;
   inference: ReplicaCount;
@@ -176,6 +222,8 @@ const resourceList = z.record(z.string(), quantity);
 
 /** @public */
 export const createPlatformRequestSchema = z.object({
+  /** Default: the backend's default cluster. */
+  cluster: dnsLabel.optional(),
   namespace: dnsLabel,
   name: dnsLabel,
   /** Catalog entity ref of the owner (user or group), kept as an annotation. */

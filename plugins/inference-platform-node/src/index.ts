@@ -4,8 +4,14 @@
  *
  * @packageDocumentation
  */
-export { embeddedOperatorServiceRef, createEmbeddedOperator, clusterDetails } from './operatorServiceRef';
-export type { EmbeddedOperator } from './operatorServiceRef';
+export {
+  embeddedOperatorServiceRef,
+  createEmbeddedOperator,
+  clusterDetails,
+  loadClusterKubeConfig,
+  managedClusterNames,
+} from './operatorServiceRef';
+export type { EmbeddedCluster, EmbeddedOperator } from './operatorServiceRef';
 export { platformPermissionResourceRef } from './platformPermissionResourceRef';
 export type { PlatformResource } from './platformPermissionResourceRef';
 export { inferencePlatformOperatorExtensionPoint, inferencePlatformCatalogExtensionPoint } from './extensionPoints';

@@ -10,6 +10,8 @@ import {
  * @public
  */
 export interface PlatformResource {
+  /** The cluster it runs in (a name of `inferencePlatform.clusters`, `default` with one cluster). */
+  cluster: string;
   platform: InferencePlatform;
   /** Entity refs of its owners: the owner annotation and the linked catalog entity's owner. */
   owners: string[];

@@ -6,6 +6,7 @@ import { catalogServiceRef } from '@backstage/plugin-catalog-node';
 import { scaffolderActionsExtensionPoint } from '@backstage/plugin-scaffolder-node';
 import { createInferencePlatformAction } from './actions/createInferencePlatformAction';
 import { createRefreshPlatformEntityAction } from './actions/createRefreshPlatformEntityAction';
+import { managedClusterNames } from '@cv-platform/plugin-inference-platform-node';
 import { kubeClientFromConfig } from './kube/kubeClientFromConfig';
 
 /**
@@ -26,13 +27,15 @@ export const scaffolderModuleInferencePlatform = createBackendModule({
         catalog: catalogServiceRef,
       },
       async init({ scaffolder, config, permissions, catalog }) {
+        const clusterNames = managedClusterNames(config);
         scaffolder.addActions(
           createInferencePlatformAction({
             kubeClient: kubeClientFromConfig(config),
+            clusterNames,
             permissions,
             appBaseUrl: config.getString('app.baseUrl'),
           }),
-          createRefreshPlatformEntityAction({ catalog }),
+          createRefreshPlatformEntityAction({ catalog, clusterNames }),
         );
       },
     });

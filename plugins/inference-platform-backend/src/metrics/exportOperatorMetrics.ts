@@ -12,17 +12,30 @@ type Sample = { value: number; labels: Record<string, string | number>; metricNa
  * metrics service (OpenTelemetry): each metric becomes an observable read
  * when the exporter collects, so nothing is kept twice. Counters stay
  * counters, gauges gauges; a histogram is exported as its `_count` and
- * `_sum` counters (its buckets stay on the plugin's /metrics).
+ * `_sum` counters (its buckets stay on the plugin's /metrics). With several
+ * clusters' operators, one instrument per metric observes them all, each
+ * sample with a `cluster` attribute.
  */
-export function exportOperatorMetrics(metrics: MetricsService, registry: Registry): string[] {
+export function exportOperatorMetrics(
+  metrics: MetricsService,
+  sources: Array<{ cluster: string; registry: Registry }>,
+): string[] {
   const exported: string[] = [];
-  for (const metric of registry.getMetricsAsArray()) {
+  if (!sources.length) return exported;
+  const several = sources.length > 1;
+  for (const metric of sources[0].registry.getMetricsAsArray()) {
     const { name, help, type } = metric as unknown as { name: string; help: string; type: string };
     const observe =
       (pick: (s: Sample) => boolean) =>
       async (result: MetricsServiceObservableResult<MetricAttributes>) => {
-        const { values } = (await (metric as unknown as { get(): Promise<{ values: Sample[] }> }).get());
-        for (const s of values) if (pick(s)) result.observe(s.value, s.labels as MetricAttributes);
+        for (const { cluster, registry } of sources) {
+          const same = registry.getSingleMetric(name) as unknown as { get(): Promise<{ values: Sample[] }> } | undefined;
+          if (!same) continue;
+          const { values } = await same.get();
+          for (const s of values) {
+            if (pick(s)) result.observe(s.value, (several ? { ...s.labels, cluster } : s.labels) as MetricAttributes);
+          }
+        }
       };
     if (type === 'counter') {
       metrics.createObservableCounter(name, { description: help }).addCallback(observe(() => true));

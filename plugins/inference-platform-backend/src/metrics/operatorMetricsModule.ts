@@ -4,7 +4,7 @@ import { embeddedOperatorServiceRef } from '@cv-platform/plugin-inference-platfo
 import { exportOperatorMetrics } from './exportOperatorMetrics';
 
 /**
- * The embedded operator's metrics (reconciles, queue, API requests and
+ * The embedded operators' metrics (reconciles, queue, API requests and
  * writes, informers) through the backend's metrics service, i.e. its
  * OpenTelemetry exporter. A module, so a backend without that service
  * (alpha in Backstage) still runs the plugin; the plugin's own `/metrics`
@@ -19,8 +19,11 @@ export const inferencePlatformModuleOperatorMetrics = createBackendModule({
     env.registerInit({
       deps: { metrics: metricsServiceRef, embedded: embeddedOperatorServiceRef, logger: coreServices.logger },
       async init({ metrics, embedded, logger }) {
-        if (!embedded.operator) return;
-        const names = exportOperatorMetrics(metrics, embedded.operator.metrics.registry);
+        const sources = embedded.clusters.flatMap(c =>
+          c.operator ? [{ cluster: c.name, registry: c.operator.metrics.registry }] : [],
+        );
+        if (!sources.length) return;
+        const names = exportOperatorMetrics(metrics, sources);
         logger.info(`Exporting ${names.length} operator metrics through the metrics service`);
       },
     });

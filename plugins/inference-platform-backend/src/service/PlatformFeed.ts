@@ -25,6 +25,8 @@ export interface FeedConnection {
 }
 
 export interface PlatformFeedOptions {
+  /** The cluster the operator manages, named in every snapshot and change event. Default: `default`. */
+  cluster?: string;
   /** How many past events a reconnecting client can resume from. */
   bufferSize?: number;
   heartbeatMs?: number;
@@ -98,6 +100,10 @@ export class PlatformFeed {
     return this.clients.size;
   }
 
+  private get cluster() {
+    return this.options.cluster ?? 'default';
+  }
+
   private id(seq: number) {
     return `${this.epoch}-${seq}`;
   }
@@ -107,6 +113,7 @@ export class PlatformFeed {
     const frame = `id: ${this.id(this.seq)}\nevent: ${
       e.type
     }\ndata: ${JSON.stringify({
+      cluster: this.cluster,
       type: e.type,
       platform: toV1beta1(e.platform),
     })}\n\n`;
@@ -139,6 +146,7 @@ export class PlatformFeed {
       .filter(p => inScope(scope, p.metadata.namespace!, p.metadata.name!))
       .map(toV1beta1);
     return `id: ${this.id(this.seq)}\nevent: snapshot\ndata: ${JSON.stringify({
+      cluster: this.cluster,
       items,
     })}\n\n`;
   }

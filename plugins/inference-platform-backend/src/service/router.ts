@@ -27,6 +27,7 @@ import {
   BACKUP_REQUESTED_ANNOTATION,
   BackupRequested,
   CATALOG_ENTITY_ANNOTATION,
+  ClusterList,
   createPlatformRequestSchema,
   createRestoreRequestSchema,
   InferencePlatformV1beta1,
@@ -41,6 +42,8 @@ import {
   KIND,
   OWNER_ANNOTATION,
   patchPlatformRequestSchema,
+  PlatformListResponse,
+  PlatformSummary,
   PLURAL,
   RESTORE_KIND,
   RESTORE_PLURAL,
@@ -51,7 +54,7 @@ import Router from 'express-promise-router';
 import { z } from 'zod';
 import { Registry } from 'prom-client';
 import { FeedScope, PlatformFeed } from './PlatformFeed';
-import { processMetrics } from './processMetrics';
+import { operatorMetrics } from './operatorMetrics';
 import {
   childRefs,
   containerNames,
@@ -60,6 +63,16 @@ import {
   platformSummary,
 } from './summaries';
 
+/** One managed cluster, as the router serves it. */
+export interface RouterCluster {
+  name: string;
+  /** Meant where a request names no cluster. */
+  default: boolean;
+  operator?: Operator;
+  unavailableReason?: string;
+  feed?: PlatformFeed;
+}
+
 export interface RouterOptions {
   logger: LoggerService;
   httpAuth: HttpAuthService;
@@ -67,9 +80,23 @@ export interface RouterOptions {
   permissions: PermissionsService;
   /** Audits every write; absent in tests that do not look. */
   auditor?: AuditorService;
-  operator?: Operator;
-  unavailableReason?: string;
-  feed?: PlatformFeed;
+  /** Every managed cluster, the default first. */
+  clusters: RouterCluster[];
+}
+
+/**
+ * The resource ref of one platform for the permission framework:
+ * `<namespace>/<name>` on the default cluster, `<cluster>/<namespace>/<name>`
+ * on another.
+ */
+export function platformResourceRef(
+  cluster: RouterCluster,
+  namespace: string,
+  name: string,
+): string {
+  return cluster.default
+    ? `${namespace}/${name}`
+    : `${cluster.name}/${namespace}/${name}`;
 }
 
 /** The webhook's state without its error text (this route is unauthenticated). */
@@ -191,6 +218,10 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
         severityLevel,
         request: req,
         meta: {
+          cluster:
+            (typeof req.query.cluster === 'string' ? req.query.cluster : undefined) ??
+            (typeof req.body?.cluster === 'string' ? req.body.cluster : undefined) ??
+            null,
           namespace: req.params.namespace ?? req.body?.namespace ?? null,
           name: req.params.name ?? req.body?.name ?? null,
         },
@@ -206,42 +237,71 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
       }
     };
 
+  const operatorHealth = (op: Operator | undefined) =>
+    op
+      ? {
+          synced: op.hasSynced(),
+          leader: op.isLeader(),
+          ...conversionWebhookHealth(op),
+        }
+      : { available: false };
   router.get('/health', (_req, res) => {
     res.json({
       status: 'ok',
-      operator: o.operator
+      // The default cluster's.
+      operator: operatorHealth(o.clusters[0]?.operator),
+      ...(o.clusters.length > 1
         ? {
-            synced: o.operator.hasSynced(),
-            leader: o.operator.isLeader(),
-            ...conversionWebhookHealth(o.operator),
+            clusters: o.clusters.map(c => ({
+              name: c.name,
+              operator: operatorHealth(c.operator),
+            })),
           }
-        : { available: false },
+        : {}),
     });
   });
 
   // Prometheus scrapes this with a Backstage credential (e.g. a static
-  // externalAccess token); the embedded operator's metrics and this
+  // externalAccess token); the embedded operators' metrics and this
   // process's own (heap, RSS, event-loop lag) in one exposition.
-  const metrics = o.operator
-    ? Registry.merge([o.operator.metrics.registry, processMetrics()])
-    : processMetrics();
+  const metrics = operatorMetrics(
+    o.clusters.flatMap(c =>
+      c.operator ? [{ cluster: c.name, registry: c.operator.metrics.registry }] : [],
+    ),
+  );
   router.get('/metrics', async (req, res) => {
     await o.httpAuth.credentials(req);
-    res.setHeader('Content-Type', metrics.contentType);
-    res.end(await metrics.metrics());
+    res.setHeader('Content-Type', Registry.PROMETHEUS_CONTENT_TYPE);
+    res.end(await metrics());
   });
 
-  const requireOperator = (): Operator => {
-    if (!o.operator)
-      throw new ServiceUnavailableError(
-        o.unavailableReason ?? 'no cluster configured',
+  const several = o.clusters.length > 1;
+  /** The cluster a request names (`?cluster=`, or `cluster` in a create's body); the default without one. */
+  const clusterOf = (req: Request): RouterCluster => {
+    const named = req.query.cluster ?? (req.method === 'POST' && req.path === '/platforms' ? req.body?.cluster : undefined);
+    if (named === undefined) return o.clusters.find(c => c.default) ?? o.clusters[0];
+    if (typeof named !== 'string') throw new InputError('cluster must be a cluster name');
+    const found = o.clusters.find(c => c.name === named);
+    if (!found)
+      throw new NotFoundError(
+        `no cluster ${named}; this portal manages ${o.clusters.map(c => c.name).join(', ')}`,
       );
-    if (!o.operator.hasSynced())
-      throw new ServiceUnavailableError(
-        'still loading platforms from the cluster; retry shortly',
-      );
-    return o.operator;
+    return found;
   };
+  const unavailable = (c: RouterCluster): string | undefined => {
+    if (!c.operator) return c.unavailableReason ?? 'no cluster configured';
+    if (!c.operator.hasSynced())
+      return `still loading platforms from ${several ? `cluster ${c.name}` : 'the cluster'}; retry shortly`;
+    return undefined;
+  };
+  const requireCluster = (req: Request): { cluster: RouterCluster; op: Operator } => {
+    const cluster = clusterOf(req);
+    const reason = unavailable(cluster);
+    if (reason) throw new ServiceUnavailableError(reason);
+    return { cluster, op: cluster.operator! };
+  };
+  /** Log fields naming the cluster, when there is more than one. */
+  const where = (cluster: RouterCluster) => (several ? { cluster: cluster.name } : {});
 
   const mayRead = async (credentials: BackstageCredentials) => {
     const [decision] = await o.permissions.authorize(
@@ -261,18 +321,20 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
   const authorizeOne = async (
     req: express.Request,
     permission: typeof inferencePlatformUpdatePermission,
+    cluster: RouterCluster,
     ns: string,
     name: string,
     /** What is refused, e.g. "back up"; default the permission's action. */
     verb: string = permission.attributes.action ?? permission.name,
   ) => {
     const credentials = await o.httpAuth.credentials(req);
+    const resourceRef = platformResourceRef(cluster, ns, name);
     const [decision] = await o.permissions.authorize(
-      [{ permission, resourceRef: `${ns}/${name}` }],
+      [{ permission, resourceRef }],
       { credentials },
     );
     if (decision.result !== AuthorizeResult.ALLOW) {
-      throw new NotAllowedError(`not allowed to ${verb} ${ns}/${name}`);
+      throw new NotAllowedError(`not allowed to ${verb} ${resourceRef}`);
     }
     return credentials;
   };
@@ -304,20 +366,46 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
     return p.userEntityRef ?? p.subject ?? p.type ?? 'unknown';
   };
 
-  router.get('/platforms', async (req, res) => {
-    const op = requireOperator();
+  router.get('/clusters', async (req, res) => {
     await authorizeRead(req);
-    const items = op.platforms().map(p => platformSummary(op, p));
-    items.sort((a, b) =>
-      `${a.platform.metadata.namespace}/${a.platform.metadata.name}`.localeCompare(
-        `${b.platform.metadata.namespace}/${b.platform.metadata.name}`,
-      ),
+    const body: ClusterList = {
+      items: o.clusters.map(c => ({
+        name: c.name,
+        default: c.default,
+        available: !unavailable(c),
+      })),
+    };
+    res.json(body);
+  });
+
+  // Without ?cluster= every cluster's platforms: one that cannot answer is
+  // named in `unavailable` rather than failing the others.
+  router.get('/platforms', async (req, res) => {
+    const named = req.query.cluster !== undefined;
+    const clusters = named ? [requireCluster(req).cluster] : o.clusters;
+    const answering = clusters.filter(c => !unavailable(c));
+    if (!answering.length) {
+      throw new ServiceUnavailableError(unavailable(clusters[0]) ?? 'no cluster');
+    }
+    await authorizeRead(req);
+    const items = answering.flatMap(c =>
+      c.operator!.platforms().map(p => platformSummary(c.operator!, p, c.name)),
     );
-    res.json({ items });
+    const key = (x: PlatformSummary) =>
+      `${x.cluster}/${x.platform.metadata.namespace}/${x.platform.metadata.name}`;
+    items.sort((a, b) => key(a).localeCompare(key(b)));
+    const missing = clusters
+      .filter(c => unavailable(c))
+      .map(c => ({ cluster: c.name, message: unavailable(c)! }));
+    const body: PlatformListResponse = {
+      items,
+      ...(missing.length ? { unavailable: missing } : {}),
+    };
+    res.json(body);
   });
 
   router.get('/platforms/:namespace/:name', async (req, res) => {
-    const op = requireOperator();
+    const { cluster, op } = requireCluster(req);
     const { namespace, name } = req.params;
     await authorizeRead(req);
     const p = op.platform(namespace, name);
@@ -325,13 +413,13 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
       throw new NotFoundError(
         `inference platform ${namespace}/${name} not found`,
       );
-    res.json(await platformDetail(op, p));
+    res.json(await platformDetail(op, p, cluster.name));
   });
 
   router.post(
     '/platforms',
     audited('platform-create', 'medium', async (req, res) => {
-      const op = requireOperator();
+      const { cluster, op } = requireCluster(req);
       const body = parse(createPlatformRequestSchema, req.body);
       const credentials = await o.httpAuth.credentials(req);
       const [decision] = await o.permissions.authorize(
@@ -356,6 +444,7 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
         .request('POST', `${platformPath(body.namespace)}?fieldValidation=Strict`, cr)
         .catch(translate);
       o.logger.info('Created InferencePlatform', {
+        ...where(cluster),
         name: body.name,
         namespace: body.namespace,
       });
@@ -366,12 +455,13 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
   router.patch(
     '/platforms/:namespace/:name',
     audited('platform-update', 'medium', async (req, res) => {
-      const op = requireOperator();
+      const { cluster, op } = requireCluster(req);
       const { namespace, name } = req.params;
       const body = parse(patchPlatformRequestSchema, req.body);
       await authorizeOne(
         req,
         inferencePlatformUpdatePermission,
+        cluster,
         namespace,
         name,
       );
@@ -381,6 +471,7 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
         })
         .catch(translate);
       o.logger.info('Updated InferencePlatform', {
+        ...where(cluster),
         name,
         namespace,
         change: JSON.stringify(body),
@@ -392,11 +483,12 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
   router.delete(
     '/platforms/:namespace/:name',
     audited('platform-delete', 'high', async (req, res) => {
-      const op = requireOperator();
+      const { cluster, op } = requireCluster(req);
       const { namespace, name } = req.params;
       await authorizeOne(
         req,
         inferencePlatformDeletePermission,
+        cluster,
         namespace,
         name,
       );
@@ -411,11 +503,12 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
   router.post(
     '/platforms/:namespace/:name/backups',
     audited('backup-request', 'medium', async (req, res) => {
-      const op = requireOperator();
+      const { cluster, op } = requireCluster(req);
       const { namespace, name } = req.params;
       const credentials = await authorizeOne(
         req,
         inferencePlatformBackupCreatePermission,
+        cluster,
         namespace,
         name,
         'back up',
@@ -440,6 +533,7 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
         })
         .catch(translate);
       o.logger.info('Requested a backup of InferencePlatform', {
+        ...where(cluster),
         name,
         namespace,
         requestedAt,
@@ -455,7 +549,7 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
   router.get(
     '/platforms/:namespace/:name/objects/:kind/:objectName',
     async (req, res) => {
-      const op = requireOperator();
+      const { op } = requireCluster(req);
       const { namespace, name, kind, objectName } = req.params;
       await authorizeRead(req);
       const p = op.platform(namespace, name);
@@ -486,11 +580,12 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
   router.get(
     '/platforms/:namespace/:name/pods/:pod/log',
     async (req, res) => {
-      const op = requireOperator();
+      const { cluster, op } = requireCluster(req);
       const { namespace, name, pod } = req.params;
       await authorizeOne(
         req,
         inferencePlatformLogsReadPermission,
+        cluster,
         namespace,
         name,
         'read the logs of',
@@ -531,7 +626,7 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
   );
 
   router.get('/platforms/:namespace/:name/restores', async (req, res) => {
-    const op = requireOperator();
+    const { op } = requireCluster(req);
     const { namespace, name } = req.params;
     await authorizeRead(req);
     if (!op.platform(namespace, name))
@@ -554,12 +649,13 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
   router.post(
     '/platforms/:namespace/:name/restores',
     audited('restore-create', 'high', async (req, res) => {
-      const op = requireOperator();
+      const { cluster, op } = requireCluster(req);
       const { namespace, name } = req.params;
       const body = parse(createRestoreRequestSchema, req.body);
       const credentials = await authorizeOne(
         req,
         inferencePlatformRestoreCreatePermission,
+        cluster,
         namespace,
         name,
         'restore',
@@ -631,6 +727,7 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
         )
         .catch(translateRestores);
       o.logger.info('Created InferencePlatformRestore', {
+        ...where(cluster),
         name: created.metadata.name,
         namespace,
         platform: name,
@@ -645,11 +742,11 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
   // ?namespace=ns or ?platform=ns/name narrow the feed (an entity card
   // follows one platform). Read permission is asked again while it lasts.
   router.get('/events', async (req, res) => {
-    requireOperator();
+    const { cluster } = requireCluster(req);
     const scope = parseFeedScope(req.query);
     const credentials = await authorizeRead(req);
-    if (!o.feed) throw new ServiceUnavailableError('live feed unavailable');
-    o.feed.connect(req, res, {
+    if (!cluster.feed) throw new ServiceUnavailableError('live feed unavailable');
+    cluster.feed.connect(req, res, {
       scope,
       expiresAt: credentials.expiresAt,
       mayRead: () => mayRead(credentials),

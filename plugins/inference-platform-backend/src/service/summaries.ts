@@ -111,9 +111,10 @@ export function childRefs(operator: Operator, p: InferencePlatform): ObjectRef[]
     .sort((a, b) => `${a.kind}/${a.name}`.localeCompare(`${b.kind}/${b.name}`));
 }
 
-export function platformSummary(operator: Operator, p: InferencePlatform): PlatformSummary {
+export function platformSummary(operator: Operator, p: InferencePlatform, cluster: string): PlatformSummary {
   const s = p.status ?? {};
   return {
+    cluster,
     // Clients see the storage version; the operator's caches keep its own layout.
     platform: toV1beta1(p),
     qdrant: { ready: s.qdrantReadyReplicas ?? 0, desired: p.spec.qdrant.replicas ?? 1 },
@@ -125,7 +126,7 @@ export function platformSummary(operator: Operator, p: InferencePlatform): Platf
   };
 }
 
-export async function platformDetail(operator: Operator, p: InferencePlatform): Promise<PlatformDetail> {
+export async function platformDetail(operator: Operator, p: InferencePlatform, cluster: string): Promise<PlatformDetail> {
   const ns = p.metadata.namespace!;
   const name = p.metadata.name!;
   const { caches } = operator;
@@ -155,7 +156,7 @@ export async function platformDetail(operator: Operator, p: InferencePlatform): 
   if (canary) workloads.push(workloadRollout(canary, 'canary'));
   const pvcs = caches.pvcs.byIndex(PVCS_BY_PLATFORM, `${ns}/${name}`);
   return {
-    ...platformSummary(operator, p),
+    ...platformSummary(operator, p, cluster),
     statefulSet,
     deployment,
     pods,

@@ -55,15 +55,33 @@ export class FakeEventFeed {
     }
   }
 
-  snapshot(items: InferencePlatformV1beta1[]) {
-    this.latest.send('snapshot', { items }, String(this.nextId++));
+  /**
+   * The latest connection following `cluster` (its `?cluster=` parameter);
+   * without one, the latest connection that names no cluster.
+   */
+  connectionOf(cluster?: string): FakeConnection {
+    const c = [...this.connections]
+      .reverse()
+      .find(
+        conn =>
+          (new URL(conn.url).searchParams.get('cluster') ?? undefined) ===
+          cluster,
+      );
+    if (!c) throw new Error(`no connection for cluster ${cluster} yet`);
+    return c;
+  }
+
+  /** Sends a snapshot on `to` (default: the latest connection). */
+  snapshot(items: InferencePlatformV1beta1[], to?: FakeConnection) {
+    (to ?? this.latest).send('snapshot', { items }, String(this.nextId++));
   }
 
   change(
     type: 'ADDED' | 'MODIFIED' | 'DELETED',
     platform: InferencePlatformV1beta1,
+    to?: FakeConnection,
   ) {
-    this.latest.send(type, { type, platform }, String(this.nextId++));
+    (to ?? this.latest).send(type, { type, platform }, String(this.nextId++));
   }
 
   readonly fetchApi: FetchApi = {

@@ -1,12 +1,14 @@
 import { createApiRef } from '@backstage/core-plugin-api';
 import {
   BackupRequested,
+  ClusterInfo,
   CreateRestoreRequest,
   InferencePlatformV1beta1,
   InferencePlatformRestore,
   PatchPlatformRequest,
   PlatformChangeEvent,
   PlatformDetail,
+  PlatformRef,
 } from '@cv-platform/plugin-inference-platform-common';
 import { ConnectionStatus } from './ConnectionStatus';
 
@@ -23,62 +25,70 @@ export interface PlatformFeedHandlers {
 }
 
 /**
- * What a feed follows: one platform, one namespace's, or (neither) all.
+ * What a feed follows: one platform (`<namespace>/<name>`), one namespace's,
+ * or (neither) all, of one cluster: `cluster`, or without it the backend's
+ * default cluster. `platform` wins over `namespace`.
  *
  * @public
  */
-export type FeedScope = { platform: string } | { namespace: string };
+export interface FeedScope {
+  /** Absent: the backend's default cluster (no `cluster` parameter is sent). */
+  cluster?: string;
+  /** `<namespace>/<name>` */
+  platform?: string;
+  namespace?: string;
+}
 
 /**
  * Client of the inference-platform backend plugin.
  *
+ * Every per-platform method takes a `PlatformRef` (common package):
+ * with a `cluster` it sends `?cluster=<name>`, without one it sends nothing
+ * and the backend means its default cluster.
+ *
  * @public
  */
 export interface InferencePlatformApi {
-  getPlatform(namespace: string, name: string): Promise<PlatformDetail>;
+  /** The clusters the backend manages, in configuration order (the first is the default). */
+  listClusters(): Promise<ClusterInfo[]>;
+  getPlatform(ref: PlatformRef): Promise<PlatformDetail>;
   patchPlatform(
-    namespace: string,
-    name: string,
+    ref: PlatformRef,
     patch: PatchPlatformRequest,
   ): Promise<InferencePlatformV1beta1>;
-  deletePlatform(namespace: string, name: string): Promise<void>;
+  deletePlatform(ref: PlatformRef): Promise<void>;
   /** "Back up now": the operator takes one backup outside the schedule. */
-  requestBackup(namespace: string, name: string): Promise<BackupRequested>;
+  requestBackup(ref: PlatformRef): Promise<BackupRequested>;
   /** The platform's InferencePlatformRestores, newest first. */
-  listRestores(
-    namespace: string,
-    name: string,
-  ): Promise<InferencePlatformRestore[]>;
+  listRestores(ref: PlatformRef): Promise<InferencePlatformRestore[]>;
   /** Restores the platform's Qdrant from one of its successful backups. */
   createRestore(
-    namespace: string,
-    name: string,
+    ref: PlatformRef,
     request: CreateRestoreRequest,
   ): Promise<InferencePlatformRestore>;
   /** One of the platform's objects (itself or a child) as the API server has it now. */
   getObject(
-    namespace: string,
-    name: string,
+    ref: PlatformRef,
     kind: string,
     objectName: string,
   ): Promise<unknown>;
   /** The last lines of one container's log (or of its previous run) in one of the platform's pods. */
   getPodLog(
-    namespace: string,
-    name: string,
+    ref: PlatformRef,
     pod: string,
     options: { container: string; previous?: boolean; tailLines?: number },
   ): Promise<string>;
   /**
-   * Follows GET /events until `signal` aborts, reconnecting on its own.
-   * Subscribers to the same scope share one stream (opened by the first,
-   * closed after the last; a late one gets what it holds at once). Resolves
-   * on abort; never rejects (fatal errors end as status `offline`).
+   * Follows GET /events (one cluster per stream) until `signal` aborts,
+   * reconnecting on its own. Subscribers to the same scope (cluster
+   * included) share one stream (opened by the first, closed after the last;
+   * a late one gets what it holds at once). Resolves on abort; never rejects
+   * (fatal errors end as status `offline`).
    */
   streamEvents(
     handlers: PlatformFeedHandlers,
     signal: AbortSignal,
-    /** Only this platform (`<namespace>/<name>`) or namespace; default all. */
+    /** Only this platform or namespace, of this cluster; default all of the default cluster. */
     scope?: FeedScope,
   ): Promise<void>;
 }

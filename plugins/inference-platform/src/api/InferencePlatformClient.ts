@@ -2,11 +2,14 @@ import { DiscoveryApi, FetchApi } from '@backstage/core-plugin-api';
 import { ResponseError } from '@backstage/errors';
 import {
   BackupRequested,
+  ClusterInfo,
+  ClusterList,
   CreateRestoreRequest,
   InferencePlatformV1beta1,
   InferencePlatformRestore,
   PatchPlatformRequest,
   PlatformDetail,
+  PlatformRef,
   RestoreList,
 } from '@cv-platform/plugin-inference-platform-common';
 import {
@@ -55,80 +58,75 @@ export class InferencePlatformClient implements InferencePlatformApi {
     this.streamTuning = options.stream ?? {};
   }
 
-  async getPlatform(namespace: string, name: string): Promise<PlatformDetail> {
-    return this.request<PlatformDetail>(
-      'GET',
-      this.platformPath(namespace, name),
-    );
+  async listClusters(): Promise<ClusterInfo[]> {
+    const list = await this.request<ClusterList>('GET', '/clusters');
+    return list.items;
+  }
+
+  async getPlatform(ref: PlatformRef): Promise<PlatformDetail> {
+    return this.request<PlatformDetail>('GET', this.platformPath(ref));
   }
 
   async patchPlatform(
-    namespace: string,
-    name: string,
+    ref: PlatformRef,
     patch: PatchPlatformRequest,
   ): Promise<InferencePlatformV1beta1> {
     return this.request<InferencePlatformV1beta1>(
       'PATCH',
-      this.platformPath(namespace, name),
+      this.platformPath(ref),
       patch,
     );
   }
 
-  async deletePlatform(namespace: string, name: string): Promise<void> {
-    await this.request<void>('DELETE', this.platformPath(namespace, name));
+  async deletePlatform(ref: PlatformRef): Promise<void> {
+    await this.request<void>('DELETE', this.platformPath(ref));
   }
 
-  async requestBackup(
-    namespace: string,
-    name: string,
-  ): Promise<BackupRequested> {
+  async requestBackup(ref: PlatformRef): Promise<BackupRequested> {
     return this.request<BackupRequested>(
       'POST',
-      `${this.platformPath(namespace, name)}/backups`,
+      this.platformPath(ref, '/backups'),
       {},
     );
   }
 
-  async listRestores(
-    namespace: string,
-    name: string,
-  ): Promise<InferencePlatformRestore[]> {
+  async listRestores(ref: PlatformRef): Promise<InferencePlatformRestore[]> {
     const list = await this.request<RestoreList>(
       'GET',
-      `${this.platformPath(namespace, name)}/restores`,
+      this.platformPath(ref, '/restores'),
     );
     return list.items;
   }
 
   async createRestore(
-    namespace: string,
-    name: string,
+    ref: PlatformRef,
     request: CreateRestoreRequest,
   ): Promise<InferencePlatformRestore> {
     return this.request<InferencePlatformRestore>(
       'POST',
-      `${this.platformPath(namespace, name)}/restores`,
+      this.platformPath(ref, '/restores'),
       request,
     );
   }
 
   async getObject(
-    namespace: string,
-    name: string,
+    ref: PlatformRef,
     kind: string,
     objectName: string,
   ): Promise<unknown> {
     return this.request<unknown>(
       'GET',
-      `${this.platformPath(namespace, name)}/objects/${encodeURIComponent(
-        kind,
-      )}/${encodeURIComponent(objectName)}`,
+      this.platformPath(
+        ref,
+        `/objects/${encodeURIComponent(kind)}/${encodeURIComponent(
+          objectName,
+        )}`,
+      ),
     );
   }
 
   async getPodLog(
-    namespace: string,
-    name: string,
+    ref: PlatformRef,
     pod: string,
     options: { container: string; previous?: boolean; tailLines?: number },
   ): Promise<string> {
@@ -140,9 +138,10 @@ export class InferencePlatformClient implements InferencePlatformApi {
     const baseUrl = await this.discoveryApi.getBaseUrl(PLUGIN_ID);
     const response = await this.fetchApi.fetch(
       `${baseUrl}${this.platformPath(
-        namespace,
-        name,
-      )}/pods/${encodeURIComponent(pod)}/log?${query}`,
+        ref,
+        `/pods/${encodeURIComponent(pod)}/log`,
+        query,
+      )}`,
     );
     if (!response.ok) throw await ResponseError.fromResponse(response);
     return response.text();
@@ -155,14 +154,17 @@ export class InferencePlatformClient implements InferencePlatformApi {
     signal: AbortSignal,
     scope?: FeedScope,
   ): Promise<void> {
-    let query = '';
-    if (scope && 'platform' in scope)
-      query = `?platform=${encodeURIComponent(scope.platform)}`;
-    else if (scope) query = `?namespace=${encodeURIComponent(scope.namespace)}`;
+    const params = new URLSearchParams();
+    if (scope?.cluster) params.set('cluster', scope.cluster);
+    if (scope?.platform) params.set('platform', scope.platform);
+    else if (scope?.namespace) params.set('namespace', scope.namespace);
+    // One shared stream per distinct query, so per cluster and scope.
+    const search = params.toString();
+    const query = search ? `?${search}` : '';
     let feed = this.feeds.get(query);
     if (!feed) {
       const created = new SharedPlatformFeed(
-        (h, s) => this.openStream(query, h, s),
+        (h, s) => this.openStream(query, scope?.cluster, h, s),
         () => {
           if (this.feeds.get(query) === created && created.size === 0)
             this.feeds.delete(query);
@@ -176,6 +178,7 @@ export class InferencePlatformClient implements InferencePlatformApi {
 
   private async openStream(
     query: string,
+    cluster: string | undefined,
     handlers: PlatformFeedHandlers,
     signal: AbortSignal,
   ): Promise<void> {
@@ -196,6 +199,7 @@ export class InferencePlatformClient implements InferencePlatformApi {
     await streamPlatformEvents({
       ...this.streamTuning,
       url,
+      cluster,
       // Bound, because fetchApi.fetch relies on its `this`.
       fetch: (input, init) => this.fetchApi.fetch(input, init),
       handlers,
@@ -203,10 +207,23 @@ export class InferencePlatformClient implements InferencePlatformApi {
     });
   }
 
-  private platformPath(namespace: string, name: string) {
-    return `/platforms/${encodeURIComponent(namespace)}/${encodeURIComponent(
-      name,
-    )}`;
+  /**
+   * `/platforms/:namespace/:name[suffix]`, with `?cluster=` only when the
+   * ref names a cluster: a single-cluster backend sees the requests it
+   * always did.
+   */
+  private platformPath(
+    ref: PlatformRef,
+    suffix = '',
+    query?: URLSearchParams,
+  ): string {
+    const params = new URLSearchParams();
+    if (ref.cluster) params.set('cluster', ref.cluster);
+    query?.forEach((value, key) => params.set(key, value));
+    const search = params.toString();
+    return `/platforms/${encodeURIComponent(
+      ref.namespace,
+    )}/${encodeURIComponent(ref.name)}${suffix}${search ? `?${search}` : ''}`;
   }
 
   private async request<T>(

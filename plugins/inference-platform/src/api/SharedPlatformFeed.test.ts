@@ -45,8 +45,16 @@ describe('one stream per scope, shared by its subscribers', () => {
     const aEnded = feed.subscribe(a.handlers, aDone.signal);
     upstream!.onStatus({ state: 'live', attempt: 0 });
     upstream!.onSnapshot([platform('one'), platform('two')]);
-    upstream!.onChange({ type: 'MODIFIED', platform: platform('one', '2') });
-    upstream!.onChange({ type: 'DELETED', platform: platform('two') });
+    upstream!.onChange({
+      cluster: 'local',
+      type: 'MODIFIED',
+      platform: platform('one', '2'),
+    });
+    upstream!.onChange({
+      cluster: 'local',
+      type: 'DELETED',
+      platform: platform('two'),
+    });
 
     const b = recorder();
     const bDone = new AbortController();
@@ -54,7 +62,11 @@ describe('one stream per scope, shared by its subscribers', () => {
     expect(opened).toBe(1);
     // What the stream holds now, at once.
     expect(b.seen).toEqual(['status live', 'snapshot one@2']);
-    upstream!.onChange({ type: 'ADDED', platform: platform('three') });
+    upstream!.onChange({
+      cluster: 'local',
+      type: 'ADDED',
+      platform: platform('three'),
+    });
     expect(a.seen.at(-1)).toBe('ADDED three');
     expect(b.seen.at(-1)).toBe('ADDED three');
 

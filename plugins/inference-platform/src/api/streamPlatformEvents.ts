@@ -16,6 +16,8 @@ import { ConnectionStatus } from './ConnectionStatus';
 export interface StreamPlatformEventsOptions {
   /** Absolute URL of the backend's GET /events. */
   url: string;
+  /** The cluster the URL names; stands in for events that carry none. */
+  cluster?: string;
   /** Backstage's fetchApi.fetch, so identity headers go along. */
   fetch: typeof fetch;
   handlers: PlatformFeedHandlers;
@@ -101,7 +103,11 @@ function withWatchdog(
   };
 }
 
-function dispatch(message: EventSourceMessage, handlers: PlatformFeedHandlers) {
+function dispatch(
+  message: EventSourceMessage,
+  handlers: PlatformFeedHandlers,
+  cluster: string | undefined,
+) {
   if (message.event === 'snapshot') {
     const data = JSON.parse(message.data) as SnapshotEvent;
     handlers.onSnapshot(Array.isArray(data.items) ? data.items : []);
@@ -111,6 +117,8 @@ function dispatch(message: EventSourceMessage, handlers: PlatformFeedHandlers) {
     };
     if (!data.platform?.metadata?.name) return;
     handlers.onChange({
+      // A backend predating clusters sends none: its only (default) one.
+      cluster: typeof data.cluster === 'string' ? data.cluster : cluster ?? '',
       type: (data.type ?? message.event) as PlatformEventType,
       platform: data.platform,
     });
@@ -176,7 +184,7 @@ export async function streamPlatformEvents(
       },
       onmessage(message) {
         try {
-          dispatch(message, handlers);
+          dispatch(message, handlers, options.cluster);
         } catch {
           // A malformed event cannot be applied; the next snapshot or change
           // of the same platform repairs the view, so keep the stream.

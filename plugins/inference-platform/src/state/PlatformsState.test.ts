@@ -90,4 +90,41 @@ describe('PlatformsState', () => {
     expect(two.store.get(two.keysAtom)).toEqual([]);
     expect(two.store.get(two.loadedAtom)).toBe(false);
   });
+
+  it('keys platforms by cluster: the same namespace/name on two clusters are two', () => {
+    const state = new PlatformsState();
+    state.applySnapshot(
+      [samplePlatform('a'), samplePlatform('b', { phase: 'Failed' })],
+      'east',
+    );
+    state.applySnapshot([samplePlatform('a', { phase: 'Degraded' })], 'west');
+    expect(state.store.get(state.keysAtom)).toEqual([
+      'east/team-a/a',
+      'east/team-a/b',
+      'west/team-a/a',
+    ]);
+    expect(state.platform('east/team-a/a')?.status?.phase).toBe('Ready');
+    expect(state.platform('west/team-a/a')?.status?.phase).toBe('Degraded');
+
+    // One cluster's snapshot replaces its platforms only.
+    state.applySnapshot([], 'east');
+    expect(state.store.get(state.keysAtom)).toEqual(['west/team-a/a']);
+
+    state.applyChange({
+      type: 'ADDED',
+      platform: samplePlatform('c'),
+      cluster: 'east',
+    });
+    state.applyChange({
+      type: 'DELETED',
+      platform: samplePlatform('a'),
+      cluster: 'east',
+    });
+    expect(state.store.get(state.keysAtom)).toEqual([
+      'east/team-a/c',
+      'west/team-a/a',
+    ]);
+    state.applyConfirmed(samplePlatform('a', { phase: 'Loading' }), 'west');
+    expect(state.platform('west/team-a/a')?.status?.phase).toBe('Loading');
+  });
 });

@@ -1,13 +1,26 @@
 import { atom, createStore, PrimitiveAtom } from 'jotai';
 import {
+  ClusterInfo,
   InferencePlatformV1beta1,
-  PlatformChangeEvent,
+  PlatformEventType,
 } from '@cv-platform/plugin-inference-platform-common';
 import { ConnectionStatus, initialConnectionStatus } from '../api';
-import { PlatformKey, platformKey } from './platformKey';
+import { PlatformKey, parsePlatformKey, platformKey } from './platformKey';
 
 type Store = ReturnType<typeof createStore>;
 export type PlatformAtom = PrimitiveAtom<InferencePlatformV1beta1 | undefined>;
+
+/**
+ * A change from a feed, with the cluster the platform is addressed with: the
+ * cluster the feed was opened for, or none for the default cluster of a feed
+ * opened without one. (Not the event's own `cluster`, which a backend always
+ * fills in: a single-cluster page keeps `<namespace>/<name>` keys.)
+ */
+export interface PlatformUpdate {
+  type: PlatformEventType;
+  platform: InferencePlatformV1beta1;
+  cluster?: string;
+}
 
 /**
  * Resource versions are opaque by API convention, but every etcd-backed API
@@ -51,6 +64,12 @@ export class PlatformsState {
   /** False until the first snapshot arrived. */
   readonly loadedAtom = atom(false);
   readonly connectionAtom = atom<ConnectionStatus>(initialConnectionStatus);
+  /**
+   * The backend's clusters as GET /clusters listed them for a page that
+   * follows all of them; empty until known, and when the page follows one
+   * feed without naming a cluster. More than one: the page shows clusters.
+   */
+  readonly clustersAtom = atom<readonly ClusterInfo[]>([]);
   /** Wall clock for relative ages; ticked by the page, read only by age cells. */
   readonly nowAtom = atom(Date.now());
   private readonly atoms = new Map<PlatformKey, PlatformAtom>();
@@ -87,33 +106,40 @@ export class PlatformsState {
     this.store.set(this.connectionAtom, status);
   }
 
-  applySnapshot(items: InferencePlatformV1beta1[]) {
+  /**
+   * Replaces the platforms of one cluster (`cluster` as in {@link PlatformUpdate});
+   * those of other clusters, fed by other streams, stay.
+   */
+  applySnapshot(items: InferencePlatformV1beta1[], cluster?: string) {
     const next = new Map<PlatformKey, InferencePlatformV1beta1>();
     for (const p of items) {
-      const key = platformKey(p);
+      const key = platformKey(p, cluster);
       if (this.include(key)) next.set(key, p);
     }
+    const others: PlatformKey[] = [];
     for (const key of this.store.get(this.keysAtom)) {
-      if (!next.has(key)) this.remove(key);
+      if (parsePlatformKey(key).cluster !== (cluster || undefined))
+        others.push(key);
+      else if (!next.has(key)) this.remove(key);
     }
     for (const [key, p] of next) this.put(key, p, false);
-    this.setKeys([...next.keys()].sort());
+    this.setKeys([...others, ...next.keys()].sort());
     this.bumpRevision();
     this.store.set(this.loadedAtom, true);
   }
 
-  applyChange(event: PlatformChangeEvent) {
+  applyChange(event: PlatformUpdate) {
     this.applyChanges([event]);
   }
 
   /** Applies events in order, with one key-list update and one revision bump. */
-  applyChanges(events: PlatformChangeEvent[]) {
+  applyChanges(events: readonly PlatformUpdate[]) {
     const keys = this.store.get(this.keysAtom);
     const present = new Set(keys);
     let keysChanged = false;
     let changed = false;
     for (const event of events) {
-      const key = platformKey(event.platform);
+      const key = platformKey(event.platform, event.cluster);
       if (!this.include(key)) continue;
       if (event.type === 'DELETED') {
         const rv = event.platform.metadata.resourceVersion;
@@ -137,8 +163,8 @@ export class PlatformsState {
    * Applies an object the API server returned from a write: it is confirmed,
    * so the page shows it without waiting for the feed to echo it.
    */
-  applyConfirmed(platform: InferencePlatformV1beta1) {
-    this.applyChange({ type: 'MODIFIED', platform });
+  applyConfirmed(platform: InferencePlatformV1beta1, cluster?: string) {
+    this.applyChange({ type: 'MODIFIED', platform, cluster });
   }
 
   private put(

@@ -67,4 +67,32 @@ describe('createFeedBatcher', () => {
     frames.runFrame();
     expect(state.store.get(state.keysAtom)).toEqual(['team-a/fresh']);
   });
+
+  it("keeps another cluster's pending changes when one cluster's snapshot arrives", () => {
+    const state = new PlatformsState();
+    const frames = manualSchedule();
+    const batcher = createFeedBatcher(state, frames.schedule);
+    batcher.snapshot([samplePlatform('a')], 'east');
+    batcher.snapshot([samplePlatform('a')], 'west');
+    batcher.change({
+      type: 'ADDED',
+      platform: samplePlatform('late'),
+      cluster: 'east',
+    });
+    batcher.change({
+      type: 'ADDED',
+      platform: samplePlatform('new'),
+      cluster: 'west',
+    });
+    // East's snapshot supersedes east's pending change, not west's.
+    batcher.snapshot([samplePlatform('a'), samplePlatform('b')], 'east');
+    expect(frames.scheduled).toBe(1);
+    frames.runFrame();
+    expect(state.store.get(state.keysAtom)).toEqual([
+      'east/team-a/a',
+      'east/team-a/b',
+      'west/team-a/a',
+      'west/team-a/new',
+    ]);
+  });
 });

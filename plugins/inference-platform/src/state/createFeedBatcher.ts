@@ -1,8 +1,5 @@
-import {
-  InferencePlatformV1beta1,
-  PlatformChangeEvent,
-} from '@cv-platform/plugin-inference-platform-common';
-import { PlatformsState } from './PlatformsState';
+import { InferencePlatformV1beta1 } from '@cv-platform/plugin-inference-platform-common';
+import { PlatformsState, PlatformUpdate } from './PlatformsState';
 import { PlatformKey, platformKey } from './platformKey';
 
 type Schedule = (flush: () => void) => () => void;
@@ -21,13 +18,15 @@ const nextFrame: Schedule = flush => {
  * Applies feed events to a PlatformsState at most once per animation frame.
  * At 100 events/s that turns ~100 store updates and React commits a second
  * into ~60, and under load into fewer; only the last event per platform of
- * a frame matters, as each carries the whole object.
+ * a frame matters, as each carries the whole object. One batcher serves
+ * every stream of a page (one per cluster), so a frame applies them all at
+ * once.
  */
 export function createFeedBatcher(
   state: PlatformsState,
   schedule: Schedule = nextFrame,
 ) {
-  const pending = new Map<PlatformKey, PlatformChangeEvent>();
+  const pending = new Map<PlatformKey, PlatformUpdate>();
   let cancel: (() => void) | undefined;
 
   const flush = () => {
@@ -39,16 +38,24 @@ export function createFeedBatcher(
   };
 
   return {
-    change(event: PlatformChangeEvent) {
-      pending.set(platformKey(event.platform), event);
+    change(event: PlatformUpdate) {
+      pending.set(platformKey(event.platform, event.cluster), event);
       cancel ??= schedule(flush);
     },
-    /** A snapshot supersedes whatever was pending and applies at once. */
-    snapshot(items: InferencePlatformV1beta1[]) {
-      pending.clear();
-      cancel?.();
-      cancel = undefined;
-      state.applySnapshot(items);
+    /**
+     * A snapshot supersedes whatever was pending for its cluster and applies
+     * at once; other clusters' pending changes wait for the frame.
+     */
+    snapshot(items: InferencePlatformV1beta1[], cluster?: string) {
+      for (const [key, event] of pending) {
+        if ((event.cluster || undefined) === (cluster || undefined))
+          pending.delete(key);
+      }
+      if (pending.size === 0) {
+        cancel?.();
+        cancel = undefined;
+      }
+      state.applySnapshot(items, cluster);
     },
     dispose() {
       cancel?.();

@@ -2,12 +2,14 @@ import { atom } from 'jotai';
 import {
   InferencePlatformV1beta1,
   Phase,
+  PlatformRef,
 } from '@cv-platform/plugin-inference-platform-common';
 import { PlatformsState } from './PlatformsState';
 import { PlatformKey, parsePlatformKey } from './platformKey';
 import { inferenceReadiness, qdrantReadiness, Readiness } from './readiness';
 
 export type SortColumn =
+  | 'cluster'
   | 'name'
   | 'namespace'
   | 'phase'
@@ -50,6 +52,8 @@ function rank(p: InferencePlatformV1beta1): number {
 
 interface Entry {
   key: PlatformKey;
+  /** Absent on a page that does not name clusters. */
+  cluster?: string;
   namespace: string;
   name: string;
   p?: InferencePlatformV1beta1;
@@ -64,10 +68,18 @@ function sortValue(
 ): number | string {
   switch (column) {
     // The other name part breaks ties, in the same direction.
-    case 'name':
-      return `${e.name}/${e.namespace}`;
-    case 'namespace':
+    // The key: `[<cluster>/]<namespace>/<name>`.
+    case 'cluster':
       return e.key;
+    // The cluster breaks remaining ties (same namespace/name on two clusters).
+    case 'name':
+      return e.cluster
+        ? `${e.name}/${e.namespace}/${e.cluster}`
+        : `${e.name}/${e.namespace}`;
+    case 'namespace':
+      return e.cluster
+        ? `${e.namespace}/${e.name}/${e.cluster}`
+        : `${e.namespace}/${e.name}`;
     case 'age':
       // Ascending age = newest first, as "age" reads.
       return -state.createdAt(e.key);
@@ -103,14 +115,17 @@ function compareKeys(a: PlatformKey, b: PlatformKey): number {
 export function createListView(state: PlatformsState) {
   const textAtom = atom('');
   const phasesAtom = atom<readonly Phase[]>([]);
+  /** Only platforms of these clusters; empty: every cluster. */
+  const clusterFilterAtom = atom<readonly string[]>([]);
   const sortAtom = atom<Sort>({ column: 'name', direction: 'asc' });
-  const parsed = new Map<PlatformKey, { namespace: string; name: string }>();
+  const parsed = new Map<PlatformKey, PlatformRef>();
   let previous: readonly PlatformKey[] = [];
 
   const visibleKeysAtom = atom(get => {
     const keys = get(state.keysAtom);
     const text = get(textAtom).trim().toLowerCase();
     const phases = get(phasesAtom);
+    const clusters = get(clusterFilterAtom);
     const sort = get(sortAtom);
     const needRows =
       text !== '' || phases.length > 0 || LIVE_COLUMNS.has(sort.column);
@@ -130,6 +145,10 @@ export function createListView(state: PlatformsState) {
         value: 0,
       };
     });
+    // By key alone: needs no status, so no subscription to every change.
+    if (clusters.length > 0) {
+      entries = entries.filter(e => e.cluster && clusters.includes(e.cluster));
+    }
     if (needRows) entries = entries.filter(e => e.p);
     if (phases.length > 0) {
       entries = entries.filter(
@@ -141,6 +160,7 @@ export function createListView(state: PlatformsState) {
         e =>
           e.name.toLowerCase().includes(text) ||
           e.namespace.toLowerCase().includes(text) ||
+          (e.cluster ?? '').toLowerCase().includes(text) ||
           (e.p?.spec.inference.model.url ?? '').toLowerCase().includes(text),
       );
     }
@@ -165,7 +185,14 @@ export function createListView(state: PlatformsState) {
 
   const totalAtom = atom(get => get(state.keysAtom).length);
 
-  return { textAtom, phasesAtom, sortAtom, visibleKeysAtom, totalAtom };
+  return {
+    textAtom,
+    phasesAtom,
+    clusterFilterAtom,
+    sortAtom,
+    visibleKeysAtom,
+    totalAtom,
+  };
 }
 
 export type ListView = ReturnType<typeof createListView>;

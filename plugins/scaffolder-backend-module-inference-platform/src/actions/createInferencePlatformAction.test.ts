@@ -82,10 +82,13 @@ function run(
     deny?: boolean;
     waitIntervalMs?: number;
     failedGraceMs?: number;
+    clusterNames?: string[];
+    kubeClient?: (cluster?: string) => KubeClient;
   } = {},
 ) {
   const action = createInferencePlatformAction({
-    kubeClient: () => kube,
+    kubeClient: extra.kubeClient ?? (() => kube),
+    clusterNames: extra.clusterNames,
     permissions: mockServices.permissions({
       result: extra.deny ? AuthorizeResult.DENY : AuthorizeResult.ALLOW,
     }),
@@ -289,6 +292,36 @@ describe('inference-platform:create', () => {
       expect(kube.requests).toBe(before);
     },
   );
+
+  it('creates in the cluster the input names, and names that cluster in its outputs when the portal manages several', async () => {
+    const asked: Array<string | undefined> = [];
+    // "west" is the shared test cluster; the default one must not be used.
+    const kubeClient = (cluster?: string) => {
+      asked.push(cluster);
+      if (cluster !== 'west') throw new Error(`asked for cluster ${cluster}`);
+      return kube;
+    };
+    const { promise, outputs } = run(
+      { ...validInput(ns), cluster: 'west' },
+      { clusterNames: ['east', 'west'], kubeClient },
+    );
+    await promise;
+    expect(asked).toEqual(['west']);
+    expect((await api.request('GET', platformsPath(ns, 'vision'))).status).toBe(200);
+    expect(outputs()).toMatchObject({
+      cluster: 'west',
+      entityRef: `resource:default/west.${ns}.vision`,
+      portalUrl: `${APP}/inference-platforms/${ns}/vision?cluster=west`,
+    });
+
+    const unknown = run(
+      { ...validInput(ns, 'other'), cluster: 'north' },
+      { clusterNames: ['east', 'west'], kubeClient },
+    );
+    await expect(unknown.promise).rejects.toThrow(
+      'Unknown cluster "north": this portal manages east, west',
+    );
+  });
 
   it('refuses users without the create permission', async () => {
     const { promise } = run(validInput(ns), { deny: true });

@@ -30,8 +30,17 @@ const DNS_LABEL_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 
 /** @public */
 export interface CreateInferencePlatformActionOptions {
-  /** The cluster to create platforms in; called on each run, so it may load lazily. */
-  kubeClient: () => KubeClient;
+  /**
+   * The cluster to create platforms in, by name (the default cluster
+   * without one); called on each run, so it may load lazily.
+   */
+  kubeClient: (cluster?: string) => KubeClient;
+  /**
+   * The clusters the portal manages, the default first
+   * (`inferencePlatform.clusters`). With more than one, outputs name the
+   * cluster (entity ref, portal link). Default: one cluster.
+   */
+  clusterNames?: string[];
   permissions: PermissionsService;
   /** app.baseUrl, for the portal link. */
   appBaseUrl: string;
@@ -70,6 +79,16 @@ export function createInferencePlatformAction(
             .regex(new RegExp(PLATFORM_NAME_PATTERN))
             .describe(
               `Name of the platform: lower-case letters, digits and "-", starting with a letter, at most ${PLATFORM_NAME_MAX_LENGTH} characters.`,
+            ),
+        cluster: z =>
+          z
+            .string()
+            .max(63)
+            // Blank (a form's empty field) means the default cluster too.
+            .regex(new RegExp(`${DNS_LABEL_PATTERN}|^$`))
+            .optional()
+            .describe(
+              'Cluster to create the platform in: a name of inferencePlatform.clusters. Default (or blank): the first (default) cluster.',
             ),
         namespace: z =>
           z
@@ -252,6 +271,8 @@ export function createInferencePlatformAction(
             .describe('How long to wait for phase Ready.'),
       },
       output: {
+        cluster: z =>
+          z.string().describe('Cluster the platform was created in.'),
         name: z => z.string().describe('Name of the platform.'),
         namespace: z => z.string().describe('Namespace of the platform.'),
         portalUrl: z =>
@@ -284,6 +305,16 @@ export function createInferencePlatformAction(
     async handler(ctx) {
       const { input, logger } = ctx;
       const { name, namespace } = input;
+      const clusterNames = options.clusterNames ?? ['default'];
+      const asked: string | undefined = input.cluster || undefined;
+      const cluster: string = asked ?? clusterNames[0];
+      if (!clusterNames.includes(cluster)) {
+        throw new InputError(
+          `Unknown cluster "${cluster}": this portal manages ${clusterNames.join(', ')}`,
+        );
+      }
+      // Names and links carry the cluster only where there are several.
+      const named = clusterNames.length > 1 ? cluster : undefined;
       // The runner validates input against the schema; direct callers do not.
       if (
         name.length > PLATFORM_NAME_MAX_LENGTH ||
@@ -311,21 +342,24 @@ export function createInferencePlatformAction(
       const platform = buildPlatform(input, {
         taskId: creates ? ctx.task.id : undefined,
       });
-      const label = `InferencePlatform ${namespace}/${name}`;
+      const label = `InferencePlatform ${named ? `${named}/` : ''}${namespace}/${name}`;
       const portalUrl = `${options.appBaseUrl.replace(
         /\/$/,
         '',
-      )}${platformPagePath(namespace, name)}`;
+      )}${platformPagePath(namespace, name, named)}`;
+      ctx.output('cluster', cluster);
       ctx.output('name', name);
       ctx.output('namespace', namespace);
       ctx.output('portalUrl', portalUrl);
-      ctx.output('entityRef', platformEntityRef(namespace, name));
+      ctx.output('entityRef', platformEntityRef(namespace, name, named));
       ctx.output(
         'manifest',
         yaml.dump(platform, { lineWidth: -1, noRefs: true }),
       );
 
-      const creator = new PlatformCreator(options.kubeClient());
+      const creator = new PlatformCreator(
+        options.kubeClient(asked === undefined ? undefined : cluster),
+      );
       if (!creates) {
         const { exists } = await creator.validate(platform);
         logger.info(

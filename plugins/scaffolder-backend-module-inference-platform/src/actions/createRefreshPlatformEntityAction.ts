@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { NotFoundError } from '@backstage/errors';
+import { InputError, NotFoundError } from '@backstage/errors';
 import { CatalogService } from '@backstage/plugin-catalog-node';
 import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
 import { platformEntityRef } from '@cv-platform/plugin-inference-platform-common';
@@ -10,6 +10,8 @@ export const REFRESH_ENTITY_ACTION_ID = 'inference-platform:catalog:refresh';
 /** @public */
 export interface RefreshPlatformEntityActionOptions {
   catalog: CatalogService;
+  /** The clusters the portal manages, the default first; with several, entity names carry the cluster. Default: one. */
+  clusterNames?: string[];
   /** Poll interval while waiting for the entity. Default 1 s. */
   pollIntervalMs?: number;
 }
@@ -42,6 +44,7 @@ export function createRefreshPlatformEntityAction(
           '    name: Refresh the catalog entity',
           `    action: ${REFRESH_ENTITY_ACTION_ID}`,
           '    input:',
+          '      cluster: ${{ steps.create.output.cluster }}',
           '      namespace: ${{ steps.create.output.namespace }}',
           '      name: ${{ steps.create.output.name }}',
           '      timeoutSeconds: 60',
@@ -50,6 +53,13 @@ export function createRefreshPlatformEntityAction(
     ],
     schema: {
       input: {
+        cluster: z =>
+          z
+            .string()
+            .optional()
+            .describe(
+              'Cluster of the platform (a name of inferencePlatform.clusters). Default: the default cluster.',
+            ),
         namespace: z => z.string().describe('Namespace of the platform.'),
         name: z => z.string().describe('Name of the platform.'),
         timeoutSeconds: z =>
@@ -68,7 +78,18 @@ export function createRefreshPlatformEntityAction(
     },
     async handler(ctx) {
       const { namespace, name } = ctx.input;
-      const entityRef = platformEntityRef(namespace, name);
+      const clusterNames = options.clusterNames ?? ['default'];
+      const cluster = ctx.input.cluster || clusterNames[0];
+      if (!clusterNames.includes(cluster)) {
+        throw new InputError(
+          `Unknown cluster "${cluster}": this portal manages ${clusterNames.join(', ')}`,
+        );
+      }
+      const entityRef = platformEntityRef(
+        namespace,
+        name,
+        clusterNames.length > 1 ? cluster : undefined,
+      );
       ctx.output('entityRef', entityRef);
       if (ctx.isDryRun) {
         ctx.logger.info(`Would wait for ${entityRef} and refresh it (dry run)`);

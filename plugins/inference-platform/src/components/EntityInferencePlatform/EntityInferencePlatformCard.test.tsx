@@ -90,4 +90,25 @@ describe('EntityInferencePlatformCard', () => {
     expect(screen.getByText(/Missing Annotation/i)).toBeInTheDocument();
     expect(feed.connections).toHaveLength(0);
   });
+
+  it('follows the platform on the cluster its annotation names', async () => {
+    const feed = await renderCard(component('east/team-a/search'));
+    await act(() => feed.waitForConnections(1));
+    expect(feed.connections.map(c => c.url)).toEqual([
+      'http://backend.test/api/inference-platform/events?cluster=east&platform=team-a%2Fsearch',
+    ]);
+    act(() =>
+      feed.snapshot([
+        samplePlatform('search', { phase: 'Degraded', inference: [1, 2] }),
+      ]),
+    );
+    expect(await screen.findByText('Degraded')).toBeInTheDocument();
+    expect(
+      screen.getByText('team-a/search on cluster east'),
+    ).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: /View platform/ })).toHaveAttribute(
+      'href',
+      '/inference-platforms/team-a/search?cluster=east',
+    );
+  });
 });

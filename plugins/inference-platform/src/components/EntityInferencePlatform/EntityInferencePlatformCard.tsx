@@ -6,12 +6,16 @@ import {
   MissingAnnotationEmptyState,
   useEntity,
 } from '@backstage/plugin-catalog-react';
-import { ENTITY_PLATFORM_ANNOTATION } from '@cv-platform/plugin-inference-platform-common';
+import {
+  ENTITY_PLATFORM_ANNOTATION,
+  PlatformRef,
+} from '@cv-platform/plugin-inference-platform-common';
 import { platformRouteRef } from '../../routes';
 import {
   inferenceReadiness,
   PlatformsStateProvider,
   qdrantReadiness,
+  refKey,
   usePlatformsState,
 } from '../../state';
 import { ConnectionIndicator } from '../ConnectionIndicator';
@@ -19,10 +23,10 @@ import { PhaseChip } from '../PhaseChip';
 import { ReadinessBar } from '../ReadinessBar';
 import { platformOfEntity } from './platformAnnotation';
 
-function CardBody(props: { namespace: string; name: string }) {
-  const { namespace, name } = props;
+function CardBody(props: { platformRef: PlatformRef }) {
+  const key = refKey(props.platformRef);
   const state = usePlatformsState();
-  const platform = useAtomValue(state.platformAtom(`${namespace}/${name}`));
+  const platform = useAtomValue(state.platformAtom(key));
   const loaded = useAtomValue(state.loadedAtom);
   const connection = useAtomValue(state.connectionAtom);
   if (!platform) {
@@ -33,7 +37,7 @@ function CardBody(props: { namespace: string; name: string }) {
     return (
       <EmptyState
         missing="data"
-        title={`No platform ${namespace}/${name}`}
+        title={`No platform ${key}`}
         description={`This entity's ${ENTITY_PLATFORM_ANNOTATION} annotation names a platform the cluster does not have. Create it, or correct the annotation in catalog-info.yaml.`}
       />
     );
@@ -92,16 +96,24 @@ export function EntityInferencePlatformCard() {
     return (
       <MissingAnnotationEmptyState annotation={ENTITY_PLATFORM_ANNOTATION} />
     );
-  const key = `${ref.namespace}/${ref.name}`;
+  const key = refKey(ref);
+  // platformPagePath's form, below wherever the app mounts the plugin.
+  const link = `${platformPath({ namespace: ref.namespace, name: ref.name })}${
+    ref.cluster ? `?cluster=${encodeURIComponent(ref.cluster)}` : ''
+  }`;
   return (
     <InfoCard
       title="Inference platform"
-      subheader={key}
-      deepLink={{ title: 'View platform', link: platformPath(ref) }}
+      subheader={
+        ref.cluster
+          ? `${ref.namespace}/${ref.name} on cluster ${ref.cluster}`
+          : key
+      }
+      deepLink={{ title: 'View platform', link }}
     >
-      <PlatformsStateProvider key={key} only={key}>
+      <PlatformsStateProvider key={key} only={ref}>
         <div data-testid="entity-platform-card">
-          <CardBody {...ref} />
+          <CardBody platformRef={ref} />
         </div>
       </PlatformsStateProvider>
     </InfoCard>

@@ -3,7 +3,7 @@ import {
   useEntity,
 } from '@backstage/plugin-catalog-react';
 import { ENTITY_PLATFORM_ANNOTATION } from '@cv-platform/plugin-inference-platform-common';
-import { PlatformsStateProvider } from '../../state';
+import { PlatformsStateProvider, refKey } from '../../state';
 import { PlatformDetailContent } from '../PlatformDetail';
 import { platformOfEntity } from './platformAnnotation';
 
@@ -19,9 +19,9 @@ export function EntityInferencePlatformContent() {
     return (
       <MissingAnnotationEmptyState annotation={ENTITY_PLATFORM_ANNOTATION} />
     );
-  const key = `${ref.namespace}/${ref.name}`;
+  const key = refKey(ref);
   return (
-    <PlatformsStateProvider key={key} only={key}>
+    <PlatformsStateProvider key={key} only={ref}>
       <PlatformDetailContent {...ref} />
     </PlatformsStateProvider>
   );

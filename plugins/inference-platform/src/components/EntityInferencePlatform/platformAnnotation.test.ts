@@ -25,10 +25,28 @@ describe('platform annotation', () => {
     expect(isInferencePlatformAvailable(entity(' team-a/x '))).toBe(true);
   });
 
-  it.each([undefined, '', 'search-prod', 'a/b/c', 'Team/X', '/x', 'a/'])(
-    'rejects %p',
-    value => {
-      expect(isInferencePlatformAvailable(entity(value))).toBe(false);
-    },
-  );
+  it('reads <cluster>/<namespace>/<name>', () => {
+    expect(platformOfEntity(entity('eu-west/team-a/search-prod'))).toEqual({
+      cluster: 'eu-west',
+      namespace: 'team-a',
+      name: 'search-prod',
+    });
+    expect(platformOfEntity(entity('team-a/search-prod'))).not.toHaveProperty(
+      'cluster',
+    );
+  });
+
+  it.each([
+    undefined,
+    '',
+    'search-prod',
+    'a/b/c/d',
+    'Team/X',
+    'Prod/a/b',
+    '/x',
+    'a/',
+    '/a/b',
+  ])('rejects %p', value => {
+    expect(isInferencePlatformAvailable(entity(value))).toBe(false);
+  });
 });

@@ -1,23 +1,24 @@
 import { Entity } from '@backstage/catalog-model';
-import { ENTITY_PLATFORM_ANNOTATION } from '@cv-platform/plugin-inference-platform-common';
+import {
+  ENTITY_PLATFORM_ANNOTATION,
+  parsePlatformRef,
+  PlatformRef,
+} from '@cv-platform/plugin-inference-platform-common';
 
-const DNS_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const VALUE = new RegExp(`^(${DNS_LABEL})/(${DNS_LABEL})$`);
-
-/** The platform an entity names in its annotation, if the value is well formed. */
-export function platformOfEntity(
-  entity: Entity,
-): { namespace: string; name: string } | undefined {
-  const value =
-    entity.metadata.annotations?.[ENTITY_PLATFORM_ANNOTATION]?.trim();
-  const match = value ? VALUE.exec(value) : null;
-  if (!match) return undefined;
-  return { namespace: match[1], name: match[3] };
+/**
+ * The platform an entity names in its annotation,
+ * `[<cluster>/]<namespace>/<name>`, if the value is well formed; without a
+ * cluster, the backend's default one.
+ */
+export function platformOfEntity(entity: Entity): PlatformRef | undefined {
+  return parsePlatformRef(
+    entity.metadata.annotations?.[ENTITY_PLATFORM_ANNOTATION],
+  );
 }
 
 /**
  * For EntitySwitch: true when the entity names a platform as
- * `cv.platform.tech/inference-platform: <namespace>/<name>`.
+ * `cv.platform.tech/inference-platform: [<cluster>/]<namespace>/<name>`.
  *
  * @public
  */

@@ -3,6 +3,7 @@ import { TextField } from '@material-ui/core';
 import { useApi } from '@backstage/core-plugin-api';
 import { InferencePlatformV1beta1 } from '@cv-platform/plugin-inference-platform-common';
 import { inferencePlatformApiRef } from '../../api';
+import { platformRefOf } from '../../state';
 import { useSubmit } from './useSubmit';
 import { ActionDialog } from './ActionDialog';
 
@@ -13,17 +14,19 @@ import { ActionDialog } from './ActionDialog';
  */
 export function DeletePlatformDialog(props: {
   platform: InferencePlatformV1beta1;
+  /** Absent: the default cluster. */
+  cluster?: string;
   open: boolean;
   onClose(): void;
   onRequested(): void;
 }) {
-  const { platform, onClose, onRequested } = props;
+  const { platform, cluster, onClose, onRequested } = props;
   const api = useApi(inferencePlatformApiRef);
   const name = platform.metadata.name!;
   const [typed, setTyped] = useState('');
   const action = useCallback(
-    () => api.deletePlatform(platform.metadata.namespace!, name),
-    [api, platform, name],
+    () => api.deletePlatform(platformRefOf(platform, cluster)),
+    [api, platform, cluster],
   );
   const done = useCallback(() => {
     onRequested();
@@ -40,8 +43,9 @@ export function DeletePlatformDialog(props: {
       description={
         <>
           This deletes the Qdrant cluster with its data volumes and the
-          inference servers of {platform.metadata.namespace}/{name}. It cannot
-          be undone. Type <strong>{name}</strong> to confirm.
+          inference servers of {platform.metadata.namespace}/{name}
+          {cluster ? ` on cluster ${cluster}` : ''}. It cannot be undone. Type{' '}
+          <strong>{name}</strong> to confirm.
         </>
       }
       busy={busy}

@@ -8,6 +8,7 @@ import {
   QDRANT_VERSION_PATTERN,
 } from '@cv-platform/plugin-inference-platform-common';
 import { inferencePlatformApiRef } from '../../api';
+import { platformRefOf } from '../../state';
 import { useSubmit } from './useSubmit';
 import { ActionDialog } from './ActionDialog';
 
@@ -17,11 +18,13 @@ const versionPattern = new RegExp(QDRANT_VERSION_PATTERN);
 /** Changes the model URL and/or the Qdrant version. */
 export function EditPlatformDialog(props: {
   platform: InferencePlatformV1beta1;
+  /** Absent: the default cluster. */
+  cluster?: string;
   open: boolean;
   onClose(): void;
   onConfirmed(platform: InferencePlatformV1beta1): void;
 }) {
-  const { platform, onClose, onConfirmed } = props;
+  const { platform, cluster, onClose, onConfirmed } = props;
   const api = useApi(inferencePlatformApiRef);
   const currentModel = platform.spec.inference.model.url;
   const currentVersion = platform.spec.qdrant.version;
@@ -38,12 +41,8 @@ export function EditPlatformDialog(props: {
       patch.inference = { model: { url: modelUrl.trim() } };
     if (version.trim() !== currentVersion)
       patch.qdrant = { version: version.trim() };
-    return api.patchPlatform(
-      platform.metadata.namespace!,
-      platform.metadata.name!,
-      patch,
-    );
-  }, [api, platform, modelUrl, version, currentModel, currentVersion]);
+    return api.patchPlatform(platformRefOf(platform, cluster), patch);
+  }, [api, platform, cluster, modelUrl, version, currentModel, currentVersion]);
   const done = useCallback(
     (updated: InferencePlatformV1beta1) => {
       onConfirmed(updated);

@@ -19,11 +19,15 @@ type Open = 'scale' | 'edit' | 'delete' | undefined;
  * write (the API returned the new object) is shown at once; nothing is
  * shown before the API confirms it.
  */
-export function PlatformActions(props: { platform: InferencePlatformV1beta1 }) {
-  const { platform } = props;
+export function PlatformActions(props: {
+  platform: InferencePlatformV1beta1;
+  /** The cluster the page addresses it on; absent: the default cluster. */
+  cluster?: string;
+}) {
+  const { platform, cluster } = props;
   const state = usePlatformsState();
   const alertApi = useApi(alertApiRef);
-  const resourceRef = platformKey(platform);
+  const resourceRef = platformKey(platform, cluster);
   const update = usePermission({
     permission: inferencePlatformUpdatePermission,
     resourceRef,
@@ -38,14 +42,14 @@ export function PlatformActions(props: { platform: InferencePlatformV1beta1 }) {
 
   const onConfirmed = useCallback(
     (updated: InferencePlatformV1beta1) => {
-      state.applyConfirmed(updated);
+      state.applyConfirmed(updated, cluster);
       alertApi.post({
         message: `Saved ${resourceRef}; the operator is rolling it out.`,
         severity: 'success',
         display: 'transient',
       });
     },
-    [state, alertApi, resourceRef],
+    [state, alertApi, resourceRef, cluster],
   );
   const onDeleteRequested = useCallback(() => {
     alertApi.post({
@@ -103,6 +107,7 @@ export function PlatformActions(props: { platform: InferencePlatformV1beta1 }) {
       {open === 'scale' && (
         <ScaleDialog
           platform={platform}
+          cluster={cluster}
           open
           onClose={close}
           onConfirmed={onConfirmed}
@@ -111,6 +116,7 @@ export function PlatformActions(props: { platform: InferencePlatformV1beta1 }) {
       {open === 'edit' && (
         <EditPlatformDialog
           platform={platform}
+          cluster={cluster}
           open
           onClose={close}
           onConfirmed={onConfirmed}
@@ -119,6 +125,7 @@ export function PlatformActions(props: { platform: InferencePlatformV1beta1 }) {
       {open === 'delete' && (
         <DeletePlatformDialog
           platform={platform}
+          cluster={cluster}
           open
           onClose={close}
           onRequested={onDeleteRequested}

@@ -6,6 +6,7 @@ import {
   PatchPlatformRequest,
 } from '@cv-platform/plugin-inference-platform-common';
 import { inferencePlatformApiRef } from '../../api';
+import { platformRefOf } from '../../state';
 import { useSubmit } from './useSubmit';
 import { ActionDialog } from './ActionDialog';
 
@@ -21,11 +22,13 @@ function parseReplicas(text: string, bounds: { min: number; max: number }) {
 
 export function ScaleDialog(props: {
   platform: InferencePlatformV1beta1;
+  /** Absent: the default cluster. */
+  cluster?: string;
   open: boolean;
   onClose(): void;
   onConfirmed(platform: InferencePlatformV1beta1): void;
 }) {
-  const { platform, onClose, onConfirmed } = props;
+  const { platform, cluster, onClose, onConfirmed } = props;
   const api = useApi(inferencePlatformApiRef);
   const currentQdrant = platform.spec.qdrant.replicas ?? 1;
   const currentInference = platform.spec.inference.replicas ?? 1;
@@ -40,12 +43,16 @@ export function ScaleDialog(props: {
     if (qdrant !== currentQdrant) patch.qdrant = { replicas: qdrant };
     if (inference !== currentInference)
       patch.inference = { replicas: inference };
-    return api.patchPlatform(
-      platform.metadata.namespace!,
-      platform.metadata.name!,
-      patch,
-    );
-  }, [api, platform, qdrant, inference, currentQdrant, currentInference]);
+    return api.patchPlatform(platformRefOf(platform, cluster), patch);
+  }, [
+    api,
+    platform,
+    cluster,
+    qdrant,
+    inference,
+    currentQdrant,
+    currentInference,
+  ]);
   const done = useCallback(
     (updated: InferencePlatformV1beta1) => {
       onConfirmed(updated);

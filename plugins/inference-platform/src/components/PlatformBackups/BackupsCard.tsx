@@ -30,7 +30,7 @@ import {
   inferencePlatformRestoreCreatePermission,
 } from '@cv-platform/plugin-inference-platform-common';
 import { describeError, inferencePlatformApiRef } from '../../api';
-import { platformKey } from '../../state';
+import { platformKey, platformRefOf } from '../../state';
 import { formatBytes } from './format';
 import { RestoreDialog } from './RestoreDialog';
 import { Timestamp } from './Timestamp';
@@ -213,11 +213,13 @@ function RestoresTable(props: {
  * when the last and next ones are, the history, "Back up now" and a restore
  * from any successful backup, each offered only with its permission.
  */
-export function BackupsCard(props: { platform: InferencePlatformV1beta1 }) {
-  const { platform } = props;
-  const namespace = platform.metadata.namespace!;
-  const name = platform.metadata.name!;
-  const resourceRef = platformKey(platform);
+export function BackupsCard(props: {
+  platform: InferencePlatformV1beta1;
+  /** The cluster the page addresses it on; absent: the default cluster. */
+  cluster?: string;
+}) {
+  const { platform, cluster } = props;
+  const resourceRef = platformKey(platform, cluster);
   const api = useApi(inferencePlatformApiRef);
   const alertApi = useApi(alertApiRef);
   const backupPermission = usePermission({
@@ -230,10 +232,13 @@ export function BackupsCard(props: { platform: InferencePlatformV1beta1 }) {
   });
   const spec = platform.spec.backup;
   const status = platform.status?.backup ?? {};
-  const { restores, error, refresh } = useRestores(namespace, name, {
-    enabled: Boolean(spec),
-    resourceVersion: platform.metadata.resourceVersion,
-  });
+  const { restores, error, refresh } = useRestores(
+    platformRefOf(platform, cluster),
+    {
+      enabled: Boolean(spec),
+      resourceVersion: platform.metadata.resourceVersion,
+    },
+  );
   const [requesting, setRequesting] = useState(false);
   const [localRequest, setLocalRequest] = useState<string>();
   const [restoreFrom, setRestoreFrom] = useState<BackupRecord>();
@@ -251,35 +256,35 @@ export function BackupsCard(props: { platform: InferencePlatformV1beta1 }) {
   const backUpNow = useCallback(async () => {
     setRequesting(true);
     try {
-      const { requestedAt } = await api.requestBackup(namespace, name);
+      const { requestedAt } = await api.requestBackup(
+        platformRefOf(platform, cluster),
+      );
       setLocalRequest(requestedAt);
       alertApi.post({
-        message: `Backup of ${namespace}/${name} requested; the operator starts it shortly.`,
+        message: `Backup of ${resourceRef} requested; the operator starts it shortly.`,
         severity: 'success',
         display: 'transient',
       });
     } catch (e) {
       alertApi.post({
-        message: `Backup of ${namespace}/${name} not requested: ${describeError(
-          e,
-        )}`,
+        message: `Backup of ${resourceRef} not requested: ${describeError(e)}`,
         severity: 'error',
       });
     } finally {
       setRequesting(false);
     }
-  }, [api, alertApi, namespace, name]);
+  }, [api, alertApi, platform, cluster, resourceRef]);
 
   const onRestoreCreated = useCallback(
     (restore: InferencePlatformRestore) => {
       alertApi.post({
-        message: `Restore ${restore.metadata.name} of ${namespace}/${name} from backup ${restore.spec.backupId} created; the operator runs it next.`,
+        message: `Restore ${restore.metadata.name} of ${resourceRef} from backup ${restore.spec.backupId} created; the operator runs it next.`,
         severity: 'success',
         display: 'transient',
       });
       refresh();
     },
-    [alertApi, namespace, name, refresh],
+    [alertApi, resourceRef, refresh],
   );
   const closeRestore = useCallback(() => setRestoreFrom(undefined), []);
 
@@ -381,6 +386,7 @@ export function BackupsCard(props: { platform: InferencePlatformV1beta1 }) {
       {restoreFrom && (
         <RestoreDialog
           platform={platform}
+          cluster={cluster}
           backup={restoreFrom}
           open
           onClose={closeRestore}

@@ -8,6 +8,7 @@ import {
   InferencePlatformRestore,
 } from '@cv-platform/plugin-inference-platform-common';
 import { inferencePlatformApiRef } from '../../api';
+import { platformRefOf } from '../../state';
 import { ActionDialog } from '../PlatformActions/ActionDialog';
 import { useSubmit } from '../PlatformActions/useSubmit';
 import { formatUtc } from './format';
@@ -39,12 +40,14 @@ function parseCollections(
 /** Confirms a restore from one backup, optionally of some collections only. */
 export function RestoreDialog(props: {
   platform: InferencePlatformV1beta1;
+  /** Absent: the default cluster. */
+  cluster?: string;
   backup: BackupRecord;
   open: boolean;
   onClose(): void;
   onCreated(restore: InferencePlatformRestore): void;
 }) {
-  const { platform, backup, onClose, onCreated } = props;
+  const { platform, cluster, backup, onClose, onCreated } = props;
   const api = useApi(inferencePlatformApiRef);
   const available = backup.collections?.map(c => c.name);
   const [text, setText] = useState('');
@@ -52,11 +55,11 @@ export function RestoreDialog(props: {
 
   const action = useCallback(
     () =>
-      api.createRestore(platform.metadata.namespace!, platform.metadata.name!, {
+      api.createRestore(platformRefOf(platform, cluster), {
         backupId: backup.id,
         ...(parsed.collections ? { collections: parsed.collections } : {}),
       }),
-    [api, platform, backup.id, parsed.collections],
+    [api, platform, cluster, backup.id, parsed.collections],
   );
   const done = useCallback(
     (restore: InferencePlatformRestore) => {

@@ -1,6 +1,9 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useApi } from '@backstage/core-plugin-api';
-import { InferencePlatformRestore } from '@cv-platform/plugin-inference-platform-common';
+import {
+  InferencePlatformRestore,
+  PlatformRef,
+} from '@cv-platform/plugin-inference-platform-common';
 import { inferencePlatformApiRef } from '../../api';
 
 /** A running restore moves fast; finished ones do not move at all. */
@@ -23,8 +26,7 @@ export interface RestoresResult {
  * after `refresh()`, and on a timer that is quicker while one is running.
  */
 export function useRestores(
-  namespace: string,
-  name: string,
+  platformRef: PlatformRef,
   options: { enabled: boolean; resourceVersion?: string },
 ): RestoresResult {
   const api = useApi(inferencePlatformApiRef);
@@ -34,6 +36,7 @@ export function useRestores(
   const refresh = useCallback(() => setTick(t => t + 1), []);
   const active = Boolean(restores?.some(r => !finished(r)));
   const { enabled, resourceVersion } = options;
+  const { cluster, namespace, name } = platformRef;
 
   useEffect(() => {
     if (!enabled) return undefined;
@@ -44,7 +47,7 @@ export function useRestores(
   useEffect(() => {
     if (!enabled) return undefined;
     let cancelled = false;
-    api.listRestores(namespace, name).then(
+    api.listRestores({ cluster, namespace, name }).then(
       items => {
         if (cancelled) return;
         setRestores(items);
@@ -58,7 +61,7 @@ export function useRestores(
     return () => {
       cancelled = true;
     };
-  }, [api, namespace, name, enabled, resourceVersion, tick]);
+  }, [api, cluster, namespace, name, enabled, resourceVersion, tick]);
 
   return { restores, error, refresh };
 }

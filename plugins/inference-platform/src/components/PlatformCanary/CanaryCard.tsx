@@ -27,7 +27,7 @@ import {
   TrackMetrics,
 } from '@cv-platform/plugin-inference-platform-common';
 import { inferencePlatformApiRef } from '../../api';
-import { platformKey } from '../../state';
+import { platformKey, platformRefOf } from '../../state';
 import { ActionDialog } from '../PlatformActions/ActionDialog';
 import { useSubmit } from '../PlatformActions/useSubmit';
 
@@ -75,8 +75,12 @@ type Action = 'promote' | 'rollback';
  * requests it receives, its state, both versions' request metrics, and
  * promote / roll back, each one edit of the platform.
  */
-export function CanaryCard(props: { platform: InferencePlatformV1beta1 }) {
-  const { platform } = props;
+export function CanaryCard(props: {
+  platform: InferencePlatformV1beta1;
+  /** The cluster the page addresses it on; absent: the default cluster. */
+  cluster?: string;
+}) {
+  const { platform, cluster } = props;
   const canary = platform.spec.inference.canary;
   const status = platform.status?.canary;
   const namespace = platform.metadata.namespace!;
@@ -85,7 +89,7 @@ export function CanaryCard(props: { platform: InferencePlatformV1beta1 }) {
   const alertApi = useApi(alertApiRef);
   const update = usePermission({
     permission: inferencePlatformUpdatePermission,
-    resourceRef: platformKey(platform),
+    resourceRef: platformKey(platform, cluster),
   });
   const [open, setOpen] = useState<Action>();
   const close = useCallback(() => setOpen(undefined), []);
@@ -101,8 +105,8 @@ export function CanaryCard(props: { platform: InferencePlatformV1beta1 }) {
             },
           }
         : { inference: { canary: null } };
-    return api.patchPlatform(namespace, name, patch);
-  }, [api, namespace, name, open, canary]);
+    return api.patchPlatform(platformRefOf(platform, cluster), patch);
+  }, [api, platform, cluster, open, canary]);
   const done = useCallback(() => {
     alertApi.post({
       message:

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useAtomValue } from 'jotai';
 import { usePermission } from '@backstage/plugin-permission-react';
 import {
@@ -12,7 +12,7 @@ import {
   Progress,
   WarningPanel,
 } from '@backstage/core-components';
-import { usePlatformsState } from '../../state';
+import { refKey, usePlatformsState } from '../../state';
 import { describeError } from '../../api';
 import { ConnectionIndicator } from '../ConnectionIndicator';
 import { PlatformActions } from '../PlatformActions';
@@ -47,18 +47,23 @@ function BackToList(props: { listPath?: string }) {
 export function PlatformDetailContent(props: {
   namespace: string;
   name: string;
+  /** The cluster to address; absent: the backend's default cluster. */
+  cluster?: string;
   /** Link target back to the list; an entity tab has none. */
   listPath?: string;
 }) {
-  const { namespace, name, listPath } = props;
+  const { namespace, name, cluster, listPath } = props;
   const state = usePlatformsState();
-  const key = `${namespace}/${name}`;
+  const platformRef = useMemo(
+    () => ({ ...(cluster ? { cluster } : {}), namespace, name }),
+    [cluster, namespace, name],
+  );
+  const key = refKey(platformRef);
   const live = useAtomValue(state.platformAtom(key));
   const loaded = useAtomValue(state.loadedAtom);
   const connection = useAtomValue(state.connectionAtom);
   const { detail, error, notFound, loading } = usePlatformDetail(
-    namespace,
-    name,
+    platformRef,
     live?.metadata.resourceVersion,
   );
   const logs = usePermission({
@@ -78,7 +83,9 @@ export function PlatformDetailContent(props: {
           description={
             connection.fatal
               ? connection.error ?? 'The event feed failed.'
-              : 'It does not exist (any more): it may have been deleted, or the link has a typo. Check the namespace and name, or pick one from the list.'
+              : `It does not exist (any more): it may have been deleted, or the link has a typo. Check the ${
+                  cluster ? 'cluster, ' : ''
+                }namespace and name, or pick one from the list.`
           }
           action={<BackToList listPath={listPath} />}
         />
@@ -100,7 +107,7 @@ export function PlatformDetailContent(props: {
           <ConnectionIndicator />
           <BackToList listPath={listPath} />
         </Box>
-        <PlatformActions platform={platform} />
+        <PlatformActions platform={platform} cluster={cluster} />
       </Box>
       {error && (
         <Box mb={2}>
@@ -149,18 +156,14 @@ export function PlatformDetailContent(props: {
         </Grid>
         {platform.spec.inference.canary && (
           <Grid item xs={12}>
-            <CanaryCard platform={platform} />
+            <CanaryCard platform={platform} cluster={cluster} />
           </Grid>
         )}
         <Grid item xs={12}>
-          <BackupsCard platform={platform} />
+          <BackupsCard platform={platform} cluster={cluster} />
         </Grid>
         <Grid item xs={12} md={8}>
-          <YamlCard
-            namespace={namespace}
-            name={name}
-            objects={detail?.objects}
-          />
+          <YamlCard platformRef={platformRef} objects={detail?.objects} />
         </Grid>
         <Grid item xs={12} md={4}>
           <LinksCard namespace={namespace} name={name} />
@@ -168,8 +171,7 @@ export function PlatformDetailContent(props: {
       </Grid>
       {logsOf && (
         <PodLogsDialog
-          namespace={namespace}
-          name={name}
+          platformRef={platformRef}
           pod={logsOf}
           onClose={() => setLogsOf(undefined)}
         />

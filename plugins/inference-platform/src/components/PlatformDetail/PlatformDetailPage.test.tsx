@@ -16,6 +16,7 @@ function detailOf(
   platform = samplePlatform('search', { resourceVersion: '200' }),
 ): PlatformDetail {
   return {
+    cluster: 'local',
     platform,
     qdrant: { ready: 1, desired: 1 },
     inference: { ready: 1, desired: 1 },
@@ -555,5 +556,100 @@ describe('platform detail page', () => {
     expect(
       screen.getByText(/may have been deleted, or the link has a typo/),
     ).toBeInTheDocument();
+  });
+
+  it('addresses the cluster the URL names in every call and its live stream', async () => {
+    const feed = new FakeEventFeed();
+    const q = '?cluster=east';
+    let detailFetches = 0;
+    feed.on(`GET /platforms/team-a/search${q}`, () => {
+      detailFetches++;
+      return { status: 200, body: { ...detailOf(), cluster: 'east' } };
+    });
+    // The same platform on the default cluster must not be what is shown.
+    feed.on('GET /platforms/team-a/search', () => ({
+      status: 500,
+      body: { error: { name: 'Error', message: 'wrong cluster' } },
+    }));
+    feed.on(
+      `GET /platforms/team-a/search/objects/InferencePlatform/search${q}`,
+      () => ({
+        status: 200,
+        body: { kind: 'InferencePlatform', metadata: { name: 'east-copy' } },
+      }),
+    );
+    feed.on(
+      'GET /platforms/team-a/search/pods/search-inference-7d9-x2/log?cluster=east&container=model-loader&tailLines=500',
+      () => ({ status: 200, body: 'east loader log\n' }),
+    );
+    let patched: unknown;
+    feed.on(`PATCH /platforms/team-a/search${q}`, body => {
+      patched = body;
+      return {
+        status: 200,
+        body: samplePlatform('search', {
+          resourceVersion: '401',
+          qdrant: [1, 2],
+        }),
+      };
+    });
+    await renderWithFeed(<InferencePlatformsPage />, {
+      feed,
+      path: '/inference-platforms/*',
+      at: `/inference-platforms/team-a/search${q}`,
+    });
+    await act(() => feed.waitForConnections(1));
+    expect(feed.connections.map(c => c.url)).toEqual([
+      'http://backend.test/api/inference-platform/events?cluster=east&platform=team-a%2Fsearch',
+    ]);
+    expect(
+      screen.getAllByText(
+        /Inference platform in namespace team-a on cluster east/,
+      ).length,
+    ).toBeGreaterThan(0);
+    act(() =>
+      feed.snapshot([samplePlatform('search', { resourceVersion: '400' })]),
+    );
+    expect(await screen.findByText('search-qdrant-0')).toBeInTheDocument();
+    expect(detailFetches).toBeGreaterThan(0);
+    await waitFor(() =>
+      expect(screen.getByTestId('yaml-text')).toHaveTextContent(
+        'name: east-copy',
+      ),
+    );
+
+    fireEvent.click(
+      screen.getByRole('button', { name: 'Logs of search-inference-7d9-x2' }),
+    );
+    expect(
+      await within(screen.getByRole('dialog')).findByText(/east loader log/),
+    ).toBeInTheDocument();
+    fireEvent.click(
+      within(screen.getByRole('dialog')).getByRole('button', {
+        name: /close/i,
+      }),
+    );
+    await waitFor(() =>
+      expect(screen.queryByRole('dialog')).not.toBeInTheDocument(),
+    );
+
+    fireEvent.click(screen.getByRole('button', { name: 'Scale' }));
+    const dialog = within(screen.getByRole('dialog'));
+    fireEvent.change(dialog.getByLabelText('Qdrant replicas'), {
+      target: { value: '2' },
+    });
+    fireEvent.click(dialog.getByRole('button', { name: 'Scale' }));
+    await waitFor(() => expect(patched).toEqual({ qdrant: { replicas: 2 } }));
+    // The confirmed object lands on the east platform shown here.
+    await waitFor(() =>
+      expect(screen.getAllByTestId('qdrant-readiness')[0]).toHaveTextContent(
+        '1/2',
+      ),
+    );
+    expect(
+      feed.requests.filter(
+        r => !r.url.includes('/events') && !r.url.includes('cluster=east'),
+      ),
+    ).toEqual([]);
   });
 });

@@ -1,21 +1,30 @@
-import { useParams } from 'react-router-dom';
+import { useParams, useSearchParams } from 'react-router-dom';
 import { Typography } from '@material-ui/core';
 import { PageFrame, useFramed } from '../PageFrame';
 import { useRouteRef } from '@backstage/core-plugin-api';
 import { rootRouteRef } from '../../routes';
-import { PlatformsStateProvider } from '../../state';
+import { PlatformsStateProvider, refKey } from '../../state';
 import { PlatformDetailContent } from './PlatformDetailContent';
 
-/** /inference-platforms/:namespace/:name */
+/**
+ * /inference-platforms/:namespace/:name[?cluster=<name>]; without `cluster`
+ * the backend's default cluster.
+ */
 export function PlatformDetailPage() {
   const { namespace = '', name = '' } = useParams();
+  const [search] = useSearchParams();
+  const cluster = search.get('cluster')?.trim() || undefined;
   const listPath = useRouteRef(rootRouteRef)();
-  const key = `${namespace}/${name}`;
+  const ref = { ...(cluster ? { cluster } : {}), namespace, name };
+  const key = refKey(ref);
   const framed = useFramed();
+  const where = `Inference platform in namespace ${namespace}${
+    cluster ? ` on cluster ${cluster}` : ''
+  }`;
   return (
     <PageFrame
       title={name}
-      subtitle={`Inference platform in namespace ${namespace}`}
+      subtitle={where}
       type="Inference platforms"
       typeLink={listPath}
     >
@@ -24,15 +33,16 @@ export function PlatformDetailPage() {
         <Typography variant="h5" gutterBottom>
           {name}{' '}
           <Typography component="span" color="textSecondary">
-            Inference platform in namespace {namespace}
+            {where}
           </Typography>
         </Typography>
       )}
       {/* Keyed so that navigating to another platform starts a fresh store. */}
-      <PlatformsStateProvider key={key} only={key}>
+      <PlatformsStateProvider key={key} only={ref}>
         <PlatformDetailContent
           namespace={namespace}
           name={name}
+          cluster={cluster}
           listPath={listPath}
         />
       </PlatformsStateProvider>

@@ -1,7 +1,10 @@
 import { useEffect, useRef, useState } from 'react';
 import { useApi } from '@backstage/core-plugin-api';
 import { ResponseError } from '@backstage/errors';
-import { PlatformDetail } from '@cv-platform/plugin-inference-platform-common';
+import {
+  PlatformDetail,
+  PlatformRef,
+} from '@cv-platform/plugin-inference-platform-common';
 import { inferencePlatformApiRef } from '../../api';
 
 export interface PlatformDetailResult {
@@ -22,11 +25,11 @@ const POLL_MS = 15_000;
  * every 15 s for the pod and event changes the feed does not carry.
  */
 export function usePlatformDetail(
-  namespace: string,
-  name: string,
+  platformRef: PlatformRef,
   resourceVersion: string | undefined,
 ): PlatformDetailResult {
   const api = useApi(inferencePlatformApiRef);
+  const { cluster, namespace, name } = platformRef;
   const [result, setResult] = useState<PlatformDetailResult>({
     notFound: false,
     loading: true,
@@ -51,7 +54,7 @@ export function usePlatformDetail(
       inFlight.current = true;
       lastFetch.current = Date.now();
       try {
-        const detail = await api.getPlatform(namespace, name);
+        const detail = await api.getPlatform({ cluster, namespace, name });
         if (!cancelled) setResult({ detail, notFound: false, loading: false });
       } catch (e) {
         if (cancelled) return;
@@ -73,7 +76,7 @@ export function usePlatformDetail(
       cancelled = true;
       clearTimeout(pending.current);
     };
-  }, [api, namespace, name, resourceVersion, tick]);
+  }, [api, cluster, namespace, name, resourceVersion, tick]);
 
   return result;
 }

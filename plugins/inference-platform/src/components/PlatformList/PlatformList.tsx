@@ -35,6 +35,19 @@ export function PlatformList() {
   const loaded = useAtomValue(state.loadedAtom);
   const connection = useAtomValue(state.connectionAtom);
   const total = useAtomValue(view.totalAtom);
+  const clusters = useAtomValue(state.clustersAtom);
+  const unavailable = clusters.filter(c => !c.available).map(c => c.name);
+  const unavailableNote = unavailable.length > 0 && (
+    <Box mb={2}>
+      <WarningPanel
+        severity="info"
+        title={`Not showing cluster${
+          unavailable.length > 1 ? 's' : ''
+        } ${unavailable.join(', ')}`}
+        message="The backend cannot reach it yet (or is still loading its platforms). Reload the page later to include it."
+      />
+    </Box>
+  );
 
   if (!loaded) {
     if (connection.fatal) {
@@ -76,17 +89,21 @@ export function PlatformList() {
 
   if (total === 0) {
     return (
-      <EmptyState
-        missing="data"
-        title="No inference platforms yet"
-        description="Create one from the software templates, or apply an InferencePlatformV1beta1 resource with kubectl; it appears here as soon as the cluster accepts it."
-        action={<CreateButton />}
-      />
+      <>
+        {unavailableNote}
+        <EmptyState
+          missing="data"
+          title="No inference platforms yet"
+          description="Create one from the software templates, or apply an InferencePlatformV1beta1 resource with kubectl; it appears here as soon as the cluster accepts it."
+          action={<CreateButton />}
+        />
+      </>
     );
   }
 
   return (
     <>
+      {unavailableNote}
       {connection.state === 'offline' && (
         <Box mb={2}>
           <WarningPanel

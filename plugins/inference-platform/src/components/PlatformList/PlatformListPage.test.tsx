@@ -255,4 +255,140 @@ describe('PlatformListPage', () => {
       ).toHaveTextContent('0/7'),
     );
   });
+
+  describe('with several clusters', () => {
+    async function renderClusters(
+      clusters: { name: string; default: boolean; available: boolean }[],
+      streams: number,
+    ) {
+      const feed = new FakeEventFeed();
+      feed.on('GET /clusters', () => ({
+        status: 200,
+        body: { items: clusters },
+      }));
+      const result = await renderWithFeed(<PlatformListPage />, { feed });
+      await act(() => feed.waitForConnections(streams));
+      return result;
+    }
+    const columnHeaders = () =>
+      screen.getAllByRole('columnheader').map(h => h.textContent);
+
+    it('follows every available cluster and shows the same namespace/name on two clusters as two rows', async () => {
+      const { feed } = await renderClusters(
+        [
+          { name: 'east', default: true, available: true },
+          { name: 'west', default: false, available: true },
+          { name: 'south', default: false, available: false },
+        ],
+        2,
+      );
+      expect(feed.connections.map(c => c.url).sort()).toEqual([
+        'http://backend.test/api/inference-platform/events?cluster=east',
+        'http://backend.test/api/inference-platform/events?cluster=west',
+      ]);
+      act(() =>
+        feed.snapshot(
+          [samplePlatform('search', { phase: 'Ready' })],
+          feed.connectionOf('east'),
+        ),
+      );
+      act(() =>
+        feed.snapshot(
+          [
+            samplePlatform('search', { phase: 'Failed' }),
+            samplePlatform('ocr', { namespace: 'team-b' }),
+          ],
+          feed.connectionOf('west'),
+        ),
+      );
+      await waitFor(() =>
+        expect(rowKeys()).toEqual([
+          'west/team-b/ocr',
+          'east/team-a/search',
+          'west/team-a/search',
+        ]),
+      );
+      expect(columnHeaders()).toEqual([
+        'Cluster',
+        'Name',
+        'Namespace',
+        'Phase',
+        'Qdrant ready',
+        'Inference ready',
+        'Model',
+        'Age',
+      ]);
+      const east = within(row('east/team-a/search'));
+      const west = within(row('west/team-a/search'));
+      expect(east.getByText('east')).toBeInTheDocument();
+      expect(east.getByText('Ready')).toBeInTheDocument();
+      expect(west.getByText('west')).toBeInTheDocument();
+      expect(west.getByText('Failed')).toBeInTheDocument();
+      expect(east.getByRole('link', { name: 'search' })).toHaveAttribute(
+        'href',
+        '/inference-platforms/team-a/search?cluster=east',
+      );
+      expect(west.getByRole('link', { name: 'search' })).toHaveAttribute(
+        'href',
+        '/inference-platforms/team-a/search?cluster=west',
+      );
+      expect(screen.getByText(/Not showing cluster south/)).toBeInTheDocument();
+
+      // A change on one cluster's stream touches that cluster's row only.
+      act(() =>
+        feed.change(
+          'MODIFIED',
+          samplePlatform('search', { phase: 'Degraded' }),
+          feed.connectionOf('west'),
+        ),
+      );
+      await waitFor(() =>
+        expect(
+          within(row('west/team-a/search')).getByText('Degraded'),
+        ).toBeInTheDocument(),
+      );
+      expect(
+        within(row('east/team-a/search')).getByText('Ready'),
+      ).toBeInTheDocument();
+
+      // The cluster filter.
+      const filter = within(screen.getByTestId('cluster-filter'));
+      fireEvent.click(filter.getByRole('button', { name: 'west' }));
+      await waitFor(() =>
+        expect(rowKeys()).toEqual(['west/team-b/ocr', 'west/team-a/search']),
+      );
+      fireEvent.click(filter.getByRole('button', { name: 'west' }));
+      fireEvent.click(filter.getByRole('button', { name: 'east' }));
+      await waitFor(() => expect(rowKeys()).toEqual(['east/team-a/search']));
+      fireEvent.click(filter.getByRole('button', { name: 'east' }));
+      await waitFor(() => expect(rowKeys()).toHaveLength(3));
+
+      fireEvent.click(screen.getByText('Cluster'));
+      await waitFor(() =>
+        expect(rowKeys()).toEqual([
+          'east/team-a/search',
+          'west/team-a/search',
+          'west/team-b/ocr',
+        ]),
+      );
+    });
+
+    it('shows no cluster column or filter and names no cluster when the backend has one', async () => {
+      const { feed } = await renderClusters(
+        [{ name: 'local', default: true, available: true }],
+        1,
+      );
+      expect(feed.connections.map(c => c.url)).toEqual([
+        'http://backend.test/api/inference-platform/events',
+      ]);
+      act(() => feed.snapshot([samplePlatform('search')]));
+      await waitFor(() => expect(rowKeys()).toEqual(['team-a/search']));
+      expect(columnHeaders()).not.toContain('Cluster');
+      expect(columnHeaders()[0]).toBe('Name');
+      expect(screen.queryByTestId('cluster-filter')).not.toBeInTheDocument();
+      expect(
+        within(row('team-a/search')).getByRole('link', { name: 'search' }),
+      ).toHaveAttribute('href', '/inference-platforms/team-a/search');
+    });
+  });
 });

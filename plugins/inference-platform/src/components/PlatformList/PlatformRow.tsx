@@ -31,8 +31,12 @@ function modelName(url: string): string {
   return trimmed.slice(trimmed.lastIndexOf('/') + 1) || url;
 }
 
-function PlatformRowView(props: { platformKey: PlatformKey }) {
-  const { platformKey } = props;
+function PlatformRowView(props: {
+  platformKey: PlatformKey;
+  /** The backend has more than one cluster: a Cluster cell first. */
+  showCluster?: boolean;
+}) {
+  const { platformKey, showCluster } = props;
   countRender('PlatformRow');
   countRender(`PlatformRow:${platformKey}`);
   const classes = useStyles();
@@ -40,7 +44,11 @@ function PlatformRowView(props: { platformKey: PlatformKey }) {
   const platform = useAtomValue(state.platformAtom(platformKey));
   const detailPath = useRouteRef(platformRouteRef);
   if (!platform) return null;
-  const { namespace, name } = parsePlatformKey(platformKey);
+  const { cluster, namespace, name } = parsePlatformKey(platformKey);
+  // platformPagePath's form, below wherever the app mounts the plugin.
+  const link = `${detailPath({ namespace, name })}${
+    cluster ? `?cluster=${encodeURIComponent(cluster)}` : ''
+  }`;
   const modelUrl = platform.spec.inference.model.url;
   return (
     <TableRow
@@ -49,8 +57,13 @@ function PlatformRowView(props: { platformKey: PlatformKey }) {
       data-testid="platform-row"
       data-key={platformKey}
     >
+      {showCluster && (
+        <TableCell className={classes.text} title={cluster}>
+          {cluster}
+        </TableCell>
+      )}
       <TableCell className={classes.text} title={name}>
-        <Link to={detailPath({ namespace, name })}>{name}</Link>
+        <Link to={link}>{name}</Link>
       </TableCell>
       <TableCell className={classes.text} title={namespace}>
         {namespace}

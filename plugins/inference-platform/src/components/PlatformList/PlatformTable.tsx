@@ -14,12 +14,14 @@ import {
   TableSortLabel,
   Typography,
 } from '@material-ui/core';
-import { ListView, SortColumn } from '../../state';
+import { ListView, SortColumn, usePlatformsState } from '../../state';
 import { countRender } from '../../renderCount';
 import { PlatformRow, ROW_HEIGHT } from './PlatformRow';
 import { useVirtualWindow } from './useVirtualWindow';
 
-const COLUMNS: { id: SortColumn; label: string; width: string }[] = [
+type Column = { id: SortColumn; label: string; width: string };
+
+const COLUMNS: Column[] = [
   { id: 'name', label: 'Name', width: '19%' },
   { id: 'namespace', label: 'Namespace', width: '13%' },
   { id: 'phase', label: 'Phase', width: '10%' },
@@ -27,6 +29,12 @@ const COLUMNS: { id: SortColumn; label: string; width: string }[] = [
   { id: 'inference', label: 'Inference ready', width: '14%' },
   { id: 'model', label: 'Model', width: '22%' },
   { id: 'age', label: 'Age', width: '8%' },
+];
+
+/** With more than one cluster, the cluster comes first and the model cell gives way. */
+const COLUMNS_WITH_CLUSTER: Column[] = [
+  { id: 'cluster', label: 'Cluster', width: '10%' },
+  ...COLUMNS.map(c => (c.id === 'model' ? { ...c, width: '12%' } : c)),
 ];
 
 const ALL = -1;
@@ -54,6 +62,10 @@ export function PlatformTable(props: { view: ListView }) {
   const [sort, setSort] = useAtom(view.sortAtom);
   const setText = useSetAtom(view.textAtom);
   const setPhases = useSetAtom(view.phasesAtom);
+  const setClusterFilter = useSetAtom(view.clusterFilterAtom);
+  const state = usePlatformsState();
+  const showCluster = useAtomValue(state.clustersAtom).length > 1;
+  const columns = showCluster ? COLUMNS_WITH_CLUSTER : COLUMNS;
   const [page, setPage] = useState(0);
   const [rowsPerPage, setRowsPerPage] = useState(50);
   const scroller = useRef<HTMLDivElement>(null);
@@ -102,7 +114,7 @@ export function PlatformTable(props: { view: ListView }) {
         >
           <TableHead>
             <TableRow>
-              {COLUMNS.map(c => (
+              {columns.map(c => (
                 <TableCell
                   key={c.id}
                   style={{ width: c.width }}
@@ -123,13 +135,17 @@ export function PlatformTable(props: { view: ListView }) {
             {virtual && start > 0 && (
               <TableRow style={{ height: start * ROW_HEIGHT }} aria-hidden>
                 <TableCell
-                  colSpan={COLUMNS.length}
+                  colSpan={columns.length}
                   className={classes.spacer}
                 />
               </TableRow>
             )}
             {shown.map(key => (
-              <PlatformRow key={key} platformKey={key} />
+              <PlatformRow
+                key={key}
+                platformKey={key}
+                showCluster={showCluster}
+              />
             ))}
             {virtual && end < paged.length && (
               <TableRow
@@ -137,14 +153,14 @@ export function PlatformTable(props: { view: ListView }) {
                 aria-hidden
               >
                 <TableCell
-                  colSpan={COLUMNS.length}
+                  colSpan={columns.length}
                   className={classes.spacer}
                 />
               </TableRow>
             )}
             {keys.length === 0 && (
               <TableRow>
-                <TableCell colSpan={COLUMNS.length} align="center">
+                <TableCell colSpan={columns.length} align="center">
                   <Typography variant="body2" gutterBottom>
                     No platform matches the filter.
                   </Typography>
@@ -154,6 +170,7 @@ export function PlatformTable(props: { view: ListView }) {
                     onClick={() => {
                       setText('');
                       setPhases([]);
+                      setClusterFilter([]);
                     }}
                   >
                     Clear filters

@@ -14,7 +14,10 @@ import {
 import Alert from '@material-ui/lab/Alert';
 import { Progress } from '@backstage/core-components';
 import { useApi } from '@backstage/core-plugin-api';
-import { PodSummary } from '@cv-platform/plugin-inference-platform-common';
+import {
+  PlatformRef,
+  PodSummary,
+} from '@cv-platform/plugin-inference-platform-common';
 import { describeError, inferencePlatformApiRef } from '../../api';
 
 /**
@@ -22,12 +25,12 @@ import { describeError, inferencePlatformApiRef } from '../../api';
  * or of its previous run (after a crash), read through the Kubernetes API.
  */
 export function PodLogsDialog(props: {
-  namespace: string;
-  name: string;
+  platformRef: PlatformRef;
   pod: PodSummary;
   onClose(): void;
 }) {
-  const { namespace, name, pod, onClose } = props;
+  const { pod, onClose } = props;
+  const { cluster, namespace, name } = props.platformRef;
   const api = useApi(inferencePlatformApiRef);
   const containers = [...pod.initContainers, ...pod.containers];
   // The server by default: the init container only when it is what failed.
@@ -46,7 +49,10 @@ export function PodLogsDialog(props: {
     setError(undefined);
     try {
       setLog(
-        await api.getPodLog(namespace, name, pod.name, { container, previous }),
+        await api.getPodLog({ cluster, namespace, name }, pod.name, {
+          container,
+          previous,
+        }),
       );
     } catch (e) {
       setLog(undefined);
@@ -54,7 +60,7 @@ export function PodLogsDialog(props: {
     } finally {
       setLoading(false);
     }
-  }, [api, namespace, name, pod.name, container, previous]);
+  }, [api, cluster, namespace, name, pod.name, container, previous]);
 
   useEffect(() => {
     void load();

@@ -3,7 +3,10 @@ import { MenuItem, TextField } from '@material-ui/core';
 import Alert from '@material-ui/lab/Alert';
 import { CodeSnippet, InfoCard, Progress } from '@backstage/core-components';
 import { useApi } from '@backstage/core-plugin-api';
-import { ObjectRef } from '@cv-platform/plugin-inference-platform-common';
+import {
+  ObjectRef,
+  PlatformRef,
+} from '@cv-platform/plugin-inference-platform-common';
 import useAsync from 'react-use/esm/useAsync';
 import { stringify } from 'yaml';
 import { describeError, inferencePlatformApiRef } from '../../api';
@@ -15,11 +18,10 @@ const keyOf = (o?: ObjectRef) => (o ? `${o.kind}/${o.name}` : '');
  * the API server when picked (as `kubectl get -o yaml`, without managedFields).
  */
 export function YamlCard(props: {
-  namespace: string;
-  name: string;
+  platformRef: PlatformRef;
   objects?: ObjectRef[];
 }) {
-  const { namespace, name } = props;
+  const { cluster, namespace, name } = props.platformRef;
   const api = useApi(inferencePlatformApiRef);
   const objects = props.objects ?? [];
   const [selected, setSelected] = useState<string>();
@@ -27,9 +29,13 @@ export function YamlCard(props: {
   const object = useAsync(
     async () =>
       current
-        ? api.getObject(namespace, name, current.kind, current.name)
+        ? api.getObject(
+            { cluster, namespace, name },
+            current.kind,
+            current.name,
+          )
         : undefined,
-    [api, namespace, name, current?.kind, current?.name],
+    [api, cluster, namespace, name, current?.kind, current?.name],
   );
   return (
     <InfoCard title="YAML">
