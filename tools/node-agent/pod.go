@@ -43,6 +43,9 @@ type podRuntime struct {
 	tmpfs       []string          // Memory-medium emptyDirs mounted on the host
 	terminating bool
 	conditions  []corev1.PodCondition
+
+	tokenMu sync.Mutex
+	tokens  map[string]boundToken // projected service account tokens by audience and lifetime
 }
 
 func newPodRuntime(p *processProvider, pod *corev1.Pod) *podRuntime {

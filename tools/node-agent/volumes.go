@@ -223,6 +223,14 @@ func (rt *podRuntime) projectedFiles(v corev1.Volume) (map[string][]byte, map[st
 				err = secret(src.Secret.Name, src.Secret.Items, v.Projected.DefaultMode, src.Secret.Optional)
 			case src.DownwardAPI != nil:
 				err = downward(src.DownwardAPI.Items, v.Projected.DefaultMode)
+			case src.ServiceAccountToken != nil:
+				var token string
+				token, err = rt.serviceAccountToken(src.ServiceAccountToken)
+				m := os.FileMode(0o644)
+				if v.Projected.DefaultMode != nil {
+					m = os.FileMode(*v.Projected.DefaultMode)
+				}
+				files[src.ServiceAccountToken.Path], modes[src.ServiceAccountToken.Path] = []byte(token), m
 			}
 			if err != nil {
 				break

@@ -21,10 +21,9 @@ import { modelStoreSecret, scaledSeed } from '../__testUtils__/scaledSeed';
  * the operator image (mapped to this repository's operator), elect a leader
  * through the chart's Lease, serve the conversion webhook, and the leader
  * reconciles the seed sample (scaled to one machine) to Ready on real pods.
- * The operator pods reach the API server through the bridge's gateway
- * (LocalCluster.kubeconfigForPods), given to them by the chart's
- * kubeconfigSecret: the local API server listens on loopback only, so the
- * in-cluster address would lead nowhere.
+ * The chart's default identity: the operator pods use their in-cluster
+ * configuration, the ServiceAccount token the node projects and the chart's
+ * RBAC, reaching the API server through the `kubernetes` Service.
  */
 jest.setTimeout(900_000);
 
@@ -77,12 +76,6 @@ beforeAll(async () => {
     });
   }
   await cluster.apply(modelStoreSecret(ns, s3));
-  await cluster.apply({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'operator-kubeconfig', namespace: system },
-    stringData: { kubeconfig: await cluster.kubeconfigForPods() },
-  });
 });
 
 afterAll(async () => {
@@ -106,8 +99,6 @@ it('installs the chart: two operator replicas on the real node, one leading, rec
       system,
       '--kubeconfig',
       cluster.kubeconfigPath,
-      '--set',
-      'kubeconfigSecret.name=operator-kubeconfig',
       '--set',
       `watchNamespaces={${ns}}`,
     ],
@@ -135,7 +126,13 @@ it('installs the chart: two operator replicas on the real node, one leading, rec
     300_000,
     1000,
   );
-  for (const pod of pods) expect(pod.spec.nodeName).toBe('local-node');
+  for (const pod of pods) {
+    expect(pod.spec.nodeName).toBe('local-node');
+    // No kubeconfig: the service account's projected token is the only credential.
+    const volumes = (pod.spec.volumes ?? []).map((v: any) => v.name);
+    expect(volumes.some((v: string) => v.startsWith('kube-api-access-'))).toBe(true);
+    expect(volumes.filter((v: string) => /kubeconfig/.test(v))).toEqual([]);
+  }
 
   // One replica holds the Lease: the one that reconciles.
   const lease = await eventually(

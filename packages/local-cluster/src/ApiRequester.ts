@@ -70,7 +70,8 @@ export class ApiRequester {
     const { apiVersion, kind } = obj;
     const lower = kind.toLowerCase();
     let plural = `${lower}s`;
-    if (lower.endsWith('s')) plural = `${lower}es`;
+    if (lower === 'endpoints') plural = lower;
+    else if (lower.endsWith('s')) plural = `${lower}es`;
     else if (lower.endsWith('y')) plural = `${lower.slice(0, -1)}ies`;
     const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
     const ns = obj.metadata.namespace ? `/namespaces/${obj.metadata.namespace}` : '';

@@ -308,6 +308,7 @@ export class LocalCluster {
       this.log(`real node ${REAL_NODE_NAME}: pods run as processes; qdrant/qdrant images run the ${this.realNode.qdrant}`);
     }
     await this.bootstrapObjects(repoRoot);
+    if (this.realNode) await this.serveInClusterApi();
     if (this.realNode) {
       await startMetricsServer({
         bin: this.realNode.binDir,
@@ -388,14 +389,60 @@ export class LocalCluster {
   }
 
   /**
+   * In-cluster access for pods on the real node, as a kubelet's cluster
+   * gives it: the `kubernetes` Service (10.96.0.1:443, in the serving
+   * certificate) gets the pod relay as its endpoint, so kube-proxy sends
+   * pods' in-cluster requests through it to the loopback-only API server;
+   * the node agent projects service-account tokens and the
+   * kube-root-ca.crt ConfigMap carries the CA. The API server's own
+   * endpoint reconciler is off (it would advertise 127.0.0.1).
+   */
+  private async serveInClusterApi(): Promise<void> {
+    const port = await this.podRelayPort();
+    const labels = { 'kubernetes.io/service-name': 'kubernetes' };
+    await this.apply({
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: {
+        name: 'kubernetes',
+        namespace: 'default',
+        // Mirrored by hand below; the mirroring controller keeps out.
+        labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' },
+      },
+      subsets: [{ addresses: [{ ip: NODE_NETWORK.gateway }], ports: [{ name: 'https', port, protocol: 'TCP' }] }],
+    });
+    await this.apply({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: {
+        name: 'kubernetes',
+        namespace: 'default',
+        labels: { ...labels, 'endpointslice.kubernetes.io/managed-by': 'local-cluster.cv-platform' },
+      },
+      addressType: 'IPv4',
+      endpoints: [{ addresses: [NODE_NETWORK.gateway], conditions: { ready: true } }],
+      ports: [{ name: 'https', port, protocol: 'TCP' }],
+    });
+  }
+
+  /**
    * A kubeconfig (YAML) for processes in pods on the real node: the API
    * server listens on 127.0.0.1 only, so a TCP relay on the bridge's gateway
    * address (which pods reach, as they reach the S3 test server) passes
    * connections through to it, TLS and all; the serving certificate names
-   * that address too. The relay ends with the cluster.
+   * that address too. The relay ends with the cluster. Pods can also use
+   * their in-cluster configuration (service account), through the same relay.
    */
   async kubeconfigForPods(): Promise<string> {
-    if (!this.realNode) throw new Error('kubeconfigForPods needs a real node (realNode: true)');
+    const port = await this.podRelayPort();
+    const config = yaml.load(this.kubeconfig()) as any;
+    config.clusters[0].cluster.server = `https://${NODE_NETWORK.gateway}:${port}`;
+    return yaml.dump(config);
+  }
+
+  /** Starts the pod relay once; its port on the bridge's gateway. */
+  private async podRelayPort(): Promise<number> {
+    if (!this.realNode) throw new Error('the pod relay needs a real node (realNode: true)');
     const upstream = new URL(this.server);
     if (!this.podRelay) {
       const sockets = new Set<net.Socket>();
@@ -420,10 +467,7 @@ export class LocalCluster {
       });
       this.podRelay = relay;
     }
-    const { port } = this.podRelay.address() as net.AddressInfo;
-    const config = yaml.load(this.kubeconfig()) as any;
-    config.clusters[0].cluster.server = `https://${NODE_NETWORK.gateway}:${port}`;
-    return yaml.dump(config);
+    return (this.podRelay.address() as net.AddressInfo).port;
   }
 
   /** Authenticated JSON requests as the cluster admin. */
