@@ -130,7 +130,9 @@ it('installs the chart: two operator replicas on the real node, one leading, rec
     expect(pod.spec.nodeName).toBe('local-node');
     // No kubeconfig: the service account's projected token is the only credential.
     const volumes = (pod.spec.volumes ?? []).map((v: any) => v.name);
-    expect(volumes.some((v: string) => v.startsWith('kube-api-access-'))).toBe(true);
+    expect(volumes.some((v: string) => v.startsWith('kube-api-access-'))).toBe(
+      true,
+    );
     expect(volumes.filter((v: string) => /kubeconfig/.test(v))).toEqual([]);
   }
 
