@@ -15,6 +15,9 @@ import {
 import { sampleInferencePlatform, toV1beta1 } from '@cv-platform/inference-platform-api';
 import type { JsonObject } from '@backstage/types';
 import request from 'supertest';
+import { createEmbeddedOperatorServiceFactory } from '@cv-platform/plugin-inference-platform-node';
+import yaml from 'js-yaml';
+import fs from 'node:fs';
 import { inferencePlatformPlugin } from './plugin';
 import { inferencePlatformConditions } from './permissions/rules';
 
@@ -236,5 +239,52 @@ describe('inference-platform backend managing two clusters', () => {
     await expect(
       start({ clusters: [{ name: 'east', kubeconfigPath: testKubeconfigPath() }, { name: 'east', kubeconfigPath: testKubeconfigPath() }] }),
     ).rejects.toThrow(/inferencePlatform.clusters\[1\].name east is used twice/);
+  });
+
+  it("manages the clusters a module's cluster supplier hands it, with no cluster in config", async () => {
+    const admin = yaml.load(fs.readFileSync(testKubeconfigPath(), 'utf8')) as any;
+    const eastCluster = admin.clusters[0].cluster;
+    const supplier = createEmbeddedOperatorServiceFactory({
+      clusterSupplier: () => ({
+        getClusters: async () => [
+          {
+            name: 'fleet-east',
+            details: {
+              name: 'fleet-east',
+              url: eastCluster.server,
+              serviceAccountToken: admin.users[0].user.token,
+              ...(eastCluster['certificate-authority-data']
+                ? { caData: eastCluster['certificate-authority-data'] }
+                : { caFile: eastCluster['certificate-authority'] }),
+            },
+            namespaces: [ns],
+          },
+          {
+            name: 'fleet-west',
+            details: { name: 'fleet-west', url: west.server, serviceAccountToken: west.adminToken, caFile: west.caFile },
+            namespaces: [ns],
+          },
+        ],
+      }),
+    });
+    const { server } = await startTestBackend({
+      features: [
+        inferencePlatformPlugin,
+        supplier,
+        mockServices.rootConfig.factory({ data: { app: { baseUrl: 'http://localhost:3000' }, inferencePlatform: { operator: { enabled: false } } } }),
+      ],
+    });
+    await eventually('supplied clusters synced', async () =>
+      (await request(server).get('/api/inference-platform/clusters').set('Authorization', user)).body.items?.every((c: any) => c.available),
+    );
+    const clusters = await request(server).get('/api/inference-platform/clusters').set('Authorization', user);
+    expect(clusters.body.items.map((c: any) => c.name)).toEqual(['fleet-east', 'fleet-west']);
+    await west.request('POST', `/apis/cv.platform.tech/v1beta1/namespaces/${ns}/inferenceplatforms`, toV1beta1(sampleInferencePlatform('supplied', ns)));
+    const listed = await eventually('listed on fleet-west', async () =>
+      (await request(server).get('/api/inference-platform/platforms').set('Authorization', user)).body.items?.find(
+        (i: any) => i.platform.metadata.name === 'supplied',
+      ),
+    );
+    expect(listed.cluster).toBe('fleet-west');
   });
 });

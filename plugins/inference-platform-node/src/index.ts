@@ -8,10 +8,16 @@ export {
   embeddedOperatorServiceRef,
   createEmbeddedOperator,
   clusterDetails,
+  createEmbeddedOperatorServiceFactory,
   loadClusterKubeConfig,
   managedClusterNames,
 } from './operatorServiceRef';
-export type { EmbeddedCluster, EmbeddedOperator } from './operatorServiceRef';
+export type {
+  ClusterSupplier,
+  EmbeddedCluster,
+  EmbeddedOperator,
+  SuppliedCluster,
+} from './operatorServiceRef';
 export { platformPermissionResourceRef } from './platformPermissionResourceRef';
 export type { PlatformResource } from './platformPermissionResourceRef';
 export { inferencePlatformOperatorExtensionPoint, inferencePlatformCatalogExtensionPoint } from './extensionPoints';

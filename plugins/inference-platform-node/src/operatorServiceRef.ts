@@ -5,11 +5,17 @@ import {
   createServiceRef,
   LoggerService,
   RootConfigService,
+  RootLifecycleService,
 } from '@backstage/backend-plugin-api';
 import fs from 'node:fs';
 import path from 'node:path';
 import { JsonObject } from '@backstage/types';
-import { ClusterDetails, loadKubeConfig, Logger, Operator } from '@cv-platform/operator';
+import {
+  ClusterDetails,
+  loadKubeConfig,
+  Logger,
+  Operator,
+} from '@cv-platform/operator';
 
 /**
  * One cluster this backend manages: its operator, or the reason there is none.
@@ -81,19 +87,24 @@ export function clusterDetails(
   if (inline) return read(inline);
   const name = k8s?.getOptionalString('cluster');
   if (!name) return undefined;
-  const clusters = (config.getOptionalConfigArray('kubernetes.clusterLocatorMethods') ?? [])
+  const clusters = (
+    config.getOptionalConfigArray('kubernetes.clusterLocatorMethods') ?? []
+  )
     .filter(m => m.getString('type') === 'config')
     .flatMap(m => m.getOptionalConfigArray('clusters') ?? []);
   const found = clusters.find(c => c.getString('name') === name);
   if (!found) {
     throw new InputError(
-      `${configPath}.cluster ${name} is not a cluster of kubernetes.clusterLocatorMethods (type config): ${clusters.map(c => c.getString('name')).join(', ') || 'none there'}`,
+      `${configPath}.cluster ${name} is not a cluster of kubernetes.clusterLocatorMethods (type config): ${
+        clusters.map(c => c.getString('name')).join(', ') || 'none there'
+      }`,
     );
   }
   return read(found);
 }
 
-const secondsToMs = (s: number | undefined) => (s === undefined ? undefined : s * 1000);
+const secondsToMs = (s: number | undefined) =>
+  s === undefined ? undefined : s * 1000;
 
 type ConfigSection = ReturnType<RootConfigService['getOptionalConfig']>;
 
@@ -101,26 +112,102 @@ type ConfigSection = ReturnType<RootConfigService['getOptionalConfig']>;
  * The clusters of `inferencePlatform.clusters` (the first is the default), or
  * the single `inferencePlatform.kubernetes` cluster named `default`.
  */
-function clusterSections(
-  root: ConfigSection,
-): Array<{ name: string; k8s: ConfigSection; path: string }> {
+function clusterSections(root: ConfigSection): ClusterSection[] {
   const list = root?.getOptionalConfigArray('clusters');
-  if (!list) return [{ name: 'default', k8s: root?.getOptionalConfig('kubernetes'), path: 'inferencePlatform.kubernetes' }];
+  if (!list)
+    return [
+      {
+        name: 'default',
+        k8s: root?.getOptionalConfig('kubernetes'),
+        path: 'inferencePlatform.kubernetes',
+      },
+    ];
   if (root?.has('kubernetes')) {
-    throw new InputError('inferencePlatform: set either kubernetes (one cluster) or clusters (several), not both');
+    throw new InputError(
+      'inferencePlatform: set either kubernetes (one cluster) or clusters (several), not both',
+    );
   }
-  if (!list.length) throw new InputError('inferencePlatform.clusters is empty: name at least one cluster');
+  if (!list.length)
+    throw new InputError(
+      'inferencePlatform.clusters is empty: name at least one cluster',
+    );
   const seen = new Set<string>();
   return list.map((c, i) => {
     const name = c.getString('name');
     if (!CLUSTER_NAME.test(name)) {
       throw new InputError(
-        `inferencePlatform.clusters[${i}].name ${JSON.stringify(name)} must be a DNS label (lower case letters, digits and -): it appears in catalog entity names and URLs`,
+        `inferencePlatform.clusters[${i}].name ${JSON.stringify(
+          name,
+        )} must be a DNS label (lower case letters, digits and -): it appears in catalog entity names and URLs`,
       );
     }
-    if (seen.has(name)) throw new InputError(`inferencePlatform.clusters[${i}].name ${name} is used twice`);
+    if (seen.has(name))
+      throw new InputError(
+        `inferencePlatform.clusters[${i}].name ${name} is used twice`,
+      );
     seen.add(name);
     return { name, k8s: c, path: `inferencePlatform.clusters[${i}]` };
+  });
+}
+
+/**
+ * One cluster a {@link ClusterSupplier} hands the plugin.
+ *
+ * @public
+ */
+export interface SuppliedCluster {
+  /** A DNS label, as in `inferencePlatform.clusters[].name`. */
+  name: string;
+  /** Where and how to reach it (URL, CA, a service-account token). */
+  details: ClusterDetails;
+  /** Namespaces to watch there. Default: inferencePlatform.namespaces. */
+  namespaces?: string[];
+}
+
+/**
+ * Supplies the clusters the plugin manages instead of
+ * `inferencePlatform.kubernetes` / `inferencePlatform.clusters`: a fleet
+ * registry, a cloud's cluster list. Asked once, when the embedded operator
+ * service starts (see {@link createEmbeddedOperatorServiceFactory}).
+ *
+ * @public
+ */
+export interface ClusterSupplier {
+  /** The clusters, the default first. */
+  getClusters(): Promise<SuppliedCluster[]>;
+}
+
+interface ClusterSection {
+  name: string;
+  k8s: ConfigSection;
+  path: string;
+  /** A supplied cluster's, instead of config. */
+  details?: ClusterDetails;
+  namespaces?: string[];
+}
+
+function suppliedSections(supplied: SuppliedCluster[]): ClusterSection[] {
+  if (!supplied.length)
+    throw new InputError('the cluster supplier returned no cluster');
+  const seen = new Set<string>();
+  return supplied.map(c => {
+    if (!CLUSTER_NAME.test(c.name)) {
+      throw new InputError(
+        `supplied cluster name ${JSON.stringify(
+          c.name,
+        )} must be a DNS label (lower case letters, digits and -)`,
+      );
+    }
+    if (seen.has(c.name))
+      throw new InputError(`supplied cluster name ${c.name} is used twice`);
+    seen.add(c.name);
+    return {
+      name: c.name,
+      k8s: undefined,
+      path: `cluster ${c.name}`,
+      details: c.details,
+      namespaces: c.namespaces,
+    };
   });
 }
 
@@ -128,6 +215,10 @@ function clusterSections(
 export function createEmbeddedOperator(
   config: RootConfigService,
   logger: LoggerService,
+  options: {
+    /** The clusters, instead of the configured ones. */
+    clusters?: SuppliedCluster[];
+  } = {},
 ): EmbeddedOperator {
   const root = config.getOptionalConfig('inferencePlatform');
   const op = root?.getOptionalConfig('operator');
@@ -139,43 +230,89 @@ export function createEmbeddedOperator(
       'inference-platform: embedded operator off (inferencePlatform.operator.enabled: false); platforms are read and edited here and reconciled by the standalone operator',
     );
   }
-  const sections = clusterSections(root);
-  const clusters = sections.map(({ name, k8s, path: configPath }, i): EmbeddedCluster => {
-    const isDefault = i === 0;
-    const kubeConfig = clusterKubeConfig(config, k8s, configPath, sections.length > 1 ? name : undefined, logger);
-    if (typeof kubeConfig === 'string') return { name, default: isDefault, unavailableReason: kubeConfig };
-    const le = op?.getOptionalConfig('leaderElection');
-    const operator = configured(() => new Operator({
-      kubeConfig,
-      // The inference-platform backend plugin releases it once its modules
-      // have registered their child mutators.
-      holdReconcile: true,
-      namespaces: k8s?.getOptionalStringArray('namespaces') ?? root?.getOptionalStringArray('namespaces'),
-      reconcile,
-      workers: op?.getOptionalNumber('workers') ?? 4,
-      // Each cluster's Qdrant may sit behind its own gateway.
-      qdrantAccess: qdrantAccess(k8s?.getOptionalString('qdrantAccess') ?? op?.getOptionalString('qdrantAccess')),
-      qdrantUrlTemplate: k8s?.getOptionalString('qdrantUrlTemplate') ?? op?.getOptionalString('qdrantUrlTemplate'),
-      qdrantPeerUrlTemplate: k8s?.getOptionalString('qdrantPeerUrlTemplate') ?? op?.getOptionalString('qdrantPeerUrlTemplate'),
-      leaderElection: {
-        enabled: le?.getOptionalBoolean('enabled') ?? true,
-        leaseName: le?.getOptionalString('leaseName'),
-        leaseNamespace: le?.getOptionalString('leaseNamespace'),
-        leaseDurationSeconds: le?.getOptionalNumber('leaseDurationSeconds'),
-        identity: le?.getOptionalString('identity'),
-        retryPeriodMs: le?.getOptionalNumber('retryPeriodMs'),
-      },
-      logger: operatorLogger(logger.child({ component: 'operator', ...(sections.length > 1 ? { cluster: name } : {}) })),
-      credentialRefreshMs: secondsToMs(k8s?.getOptionalNumber('credentialRefreshSeconds')),
-      watchTimeoutSeconds: k8s?.getOptionalNumber('watchTimeoutSeconds'),
-      // One CRD conversion endpoint per backend: the default cluster's. Other
-      // clusters get theirs from their own standalone operator.
-      conversionWebhook: isDefault ? conversionWebhook(op?.getOptionalConfig('conversionWebhook')) : undefined,
-      migrateStorage: isDefault ? op?.getOptionalBoolean('migrateStorage') : undefined,
-    }));
-    return { name, default: isDefault, operator };
-  });
-  return { operator: clusters[0].operator, unavailableReason: clusters[0].unavailableReason, clusters };
+  const sections = options.clusters
+    ? suppliedSections(options.clusters)
+    : clusterSections(root);
+  const clusters = sections.map(
+    (
+      { name, k8s, path: configPath, details, namespaces },
+      i,
+    ): EmbeddedCluster => {
+      const isDefault = i === 0;
+      const kubeConfig = details
+        ? loadKubeConfig({ cluster: details })
+        : clusterKubeConfig(
+            config,
+            k8s,
+            configPath,
+            sections.length > 1 ? name : undefined,
+            logger,
+          );
+      if (typeof kubeConfig === 'string')
+        return { name, default: isDefault, unavailableReason: kubeConfig };
+      const le = op?.getOptionalConfig('leaderElection');
+      const operator = configured(
+        () =>
+          new Operator({
+            kubeConfig,
+            // The inference-platform backend plugin releases it once its modules
+            // have registered their child mutators.
+            holdReconcile: true,
+            namespaces:
+              namespaces ??
+              k8s?.getOptionalStringArray('namespaces') ??
+              root?.getOptionalStringArray('namespaces'),
+            reconcile,
+            workers: op?.getOptionalNumber('workers') ?? 4,
+            // Each cluster's Qdrant may sit behind its own gateway.
+            qdrantAccess: qdrantAccess(
+              k8s?.getOptionalString('qdrantAccess') ??
+                op?.getOptionalString('qdrantAccess'),
+            ),
+            qdrantUrlTemplate:
+              k8s?.getOptionalString('qdrantUrlTemplate') ??
+              op?.getOptionalString('qdrantUrlTemplate'),
+            qdrantPeerUrlTemplate:
+              k8s?.getOptionalString('qdrantPeerUrlTemplate') ??
+              op?.getOptionalString('qdrantPeerUrlTemplate'),
+            leaderElection: {
+              enabled: le?.getOptionalBoolean('enabled') ?? true,
+              leaseName: le?.getOptionalString('leaseName'),
+              leaseNamespace: le?.getOptionalString('leaseNamespace'),
+              leaseDurationSeconds: le?.getOptionalNumber(
+                'leaseDurationSeconds',
+              ),
+              identity: le?.getOptionalString('identity'),
+              retryPeriodMs: le?.getOptionalNumber('retryPeriodMs'),
+            },
+            logger: operatorLogger(
+              logger.child({
+                component: 'operator',
+                ...(sections.length > 1 ? { cluster: name } : {}),
+              }),
+            ),
+            credentialRefreshMs: secondsToMs(
+              k8s?.getOptionalNumber('credentialRefreshSeconds'),
+            ),
+            watchTimeoutSeconds: k8s?.getOptionalNumber('watchTimeoutSeconds'),
+            // One CRD conversion endpoint per backend: the default cluster's. Other
+            // clusters get theirs from their own standalone operator.
+            conversionWebhook: isDefault
+              ? conversionWebhook(op?.getOptionalConfig('conversionWebhook'))
+              : undefined,
+            migrateStorage: isDefault
+              ? op?.getOptionalBoolean('migrateStorage')
+              : undefined,
+          }),
+      );
+      return { name, default: isDefault, operator };
+    },
+  );
+  return {
+    operator: clusters[0].operator,
+    unavailableReason: clusters[0].unavailableReason,
+    clusters,
+  };
 }
 
 /** The cluster's kubeconfig, or why there is none. */
@@ -191,10 +328,14 @@ function clusterKubeConfig(
   try {
     const cluster = clusterDetails(config, k8s, configPath);
     if (cluster) {
-      logger.info(`inference-platform: ${what} ${cluster.name} at ${cluster.url}`);
+      logger.info(
+        `inference-platform: ${what} ${cluster.name} at ${cluster.url}`,
+      );
       return loadKubeConfig({ cluster });
     }
-    const explicit = k8s?.getOptionalString('kubeconfigPath') || k8s?.getOptionalBoolean('inCluster');
+    const explicit =
+      k8s?.getOptionalString('kubeconfigPath') ||
+      k8s?.getOptionalBoolean('inCluster');
     const home = process.env.HOME ?? '';
     const discoverable =
       !label &&
@@ -204,19 +345,31 @@ function clusterKubeConfig(
     // client-node falls back to http://localhost:8080 when it finds nothing;
     // that is never what a portal operator wants. One of several clusters is
     // never found by the default rules: they would all find the same one.
-    if (!explicit && !discoverable) throw new Error(label ? `${configPath} names no cluster, kubeconfigPath or inCluster` : 'no kubeconfig found');
+    if (!explicit && !discoverable)
+      throw new Error(
+        label
+          ? `${configPath} names no cluster, kubeconfigPath or inCluster`
+          : 'no kubeconfig found',
+      );
     const kubeConfig = loadKubeConfig({
       kubeconfigPath: k8s?.getOptionalString('kubeconfigPath'),
       inCluster: k8s?.getOptionalBoolean('inCluster'),
       context: k8s?.getOptionalString('context'),
     });
-    if (!kubeConfig.getCurrentCluster()) throw new Error('the kubeconfig has no current cluster');
+    if (!kubeConfig.getCurrentCluster())
+      throw new Error('the kubeconfig has no current cluster');
     return kubeConfig;
   } catch (e) {
     const reason = label
       ? `${what} not available (${e instanceof Error ? e.message : e})`
-      : `no Kubernetes cluster configured (${e instanceof Error ? e.message : e}); set inferencePlatform.kubernetes or KUBECONFIG`;
-    logger.warn(`inference-platform: ${reason}; the plugin serves no platforms${label ? ' from it' : ''}`);
+      : `no Kubernetes cluster configured (${
+          e instanceof Error ? e.message : e
+        }); set inferencePlatform.kubernetes or KUBECONFIG`;
+    logger.warn(
+      `inference-platform: ${reason}; the plugin serves no platforms${
+        label ? ' from it' : ''
+      }`,
+    );
     return reason;
   }
 }
@@ -226,25 +379,39 @@ function configured(make: () => Operator): Operator {
   try {
     return make();
   } catch (e) {
-    throw new InputError(`inferencePlatform.operator: ${e instanceof Error ? e.message : e}`);
+    throw new InputError(
+      `inferencePlatform.operator: ${e instanceof Error ? e.message : e}`,
+    );
   }
 }
 
-function conversionWebhook(c: ReturnType<RootConfigService['getOptionalConfig']>) {
+function conversionWebhook(
+  c: ReturnType<RootConfigService['getOptionalConfig']>,
+) {
   if (!c) return undefined;
   const service = c.getOptionalConfig('service');
   return {
     port: c.getOptionalNumber('port'),
     host: c.getOptionalString('host'),
     url: c.getOptionalString('url'),
-    service: service ? { namespace: service.getString('namespace'), name: service.getString('name') } : undefined,
+    service: service
+      ? {
+          namespace: service.getString('namespace'),
+          name: service.getString('name'),
+        }
+      : undefined,
     secretNamespace: c.getString('secretNamespace'),
   };
 }
 
-function qdrantAccess(value: string | undefined): 'direct' | 'apiServerProxy' | undefined {
-  if (value === undefined || value === 'direct' || value === 'apiServerProxy') return value;
-  throw new InputError(`inferencePlatform.operator.qdrantAccess must be direct or apiServerProxy, not ${value}`);
+function qdrantAccess(
+  value: string | undefined,
+): 'direct' | 'apiServerProxy' | undefined {
+  if (value === undefined || value === 'direct' || value === 'apiServerProxy')
+    return value;
+  throw new InputError(
+    `inferencePlatform.operator.qdrantAccess must be direct or apiServerProxy, not ${value}`,
+  );
 }
 
 /** @public */
@@ -260,24 +427,81 @@ export const embeddedOperatorServiceRef = createServiceRef<EmbeddedOperator>({
         lifecycle: coreServices.rootLifecycle,
       },
       async factory({ config, logger, lifecycle }) {
-        const embedded = createEmbeddedOperator(config, logger);
-        for (const { name, operator } of embedded.clusters) {
-          if (!operator) continue;
-          // Once every plugin has initialized: a module's credentials
-          // provider is in place before the first request. Caches fill in
-          // the background; routes answer 503 until synced rather than
-          // holding up the whole backend's startup.
-          lifecycle.addStartupHook(() => {
-            operator
-              .start()
-              .catch(e => logger.error(`inference-platform operator (cluster ${name}) failed to start: ${e}`));
-          });
-          lifecycle.addShutdownHook(() => operator.stop());
-        }
-        return embedded;
+        return startWithBackend(
+          createEmbeddedOperator(config, logger),
+          logger,
+          lifecycle,
+        );
       },
     }),
 });
+
+/**
+ * The embedded operator service with its clusters from a supplier instead
+ * of config: install it in the backend
+ * (`backend.add(createEmbeddedOperatorServiceFactory({ clusterSupplier }))`)
+ * and every consumer (the plugin, the catalog module, the metrics module)
+ * uses those clusters.
+ *
+ * @public
+ */
+export function createEmbeddedOperatorServiceFactory(options: {
+  clusterSupplier: (deps: {
+    config: RootConfigService;
+    logger: LoggerService;
+  }) => ClusterSupplier;
+}) {
+  return createServiceFactory({
+    service: embeddedOperatorServiceRef,
+    deps: {
+      config: coreServices.rootConfig,
+      logger: coreServices.rootLogger,
+      lifecycle: coreServices.rootLifecycle,
+    },
+    async factory({ config, logger, lifecycle }) {
+      const clusters = await options
+        .clusterSupplier({ config, logger })
+        .getClusters();
+      logger.info(
+        `inference-platform: ${
+          clusters.length
+        } cluster(s) from the cluster supplier: ${clusters
+          .map(c => c.name)
+          .join(', ')}`,
+      );
+      return startWithBackend(
+        createEmbeddedOperator(config, logger, { clusters }),
+        logger,
+        lifecycle,
+      );
+    },
+  });
+}
+
+function startWithBackend(
+  embedded: EmbeddedOperator,
+  logger: LoggerService,
+  lifecycle: RootLifecycleService,
+): EmbeddedOperator {
+  for (const { name, operator } of embedded.clusters) {
+    if (!operator) continue;
+    // Once every plugin has initialized: a module's credentials
+    // provider is in place before the first request. Caches fill in
+    // the background; routes answer 503 until synced rather than
+    // holding up the whole backend's startup.
+    lifecycle.addStartupHook(() => {
+      operator
+        .start()
+        .catch(e =>
+          logger.error(
+            `inference-platform operator (cluster ${name}) failed to start: ${e}`,
+          ),
+        );
+    });
+    lifecycle.addShutdownHook(() => operator.stop());
+  }
+  return embedded;
+}
 
 /**
  * The kubeconfig of one managed cluster, by its name in
@@ -292,13 +516,28 @@ export function loadClusterKubeConfig(
   config: RootConfigService,
   cluster?: string,
 ): { name: string; kubeConfig: ReturnType<typeof loadKubeConfig> } {
-  const sections = clusterSections(config.getOptionalConfig('inferencePlatform'));
-  const section = cluster === undefined ? sections[0] : sections.find(s => s.name === cluster);
+  const sections = clusterSections(
+    config.getOptionalConfig('inferencePlatform'),
+  );
+  const section =
+    cluster === undefined
+      ? sections[0]
+      : sections.find(s => s.name === cluster);
   if (!section) {
-    throw new InputError(`no cluster ${cluster}; this portal manages ${sections.map(s => s.name).join(', ')}`);
+    throw new InputError(
+      `no cluster ${cluster}; this portal manages ${sections
+        .map(s => s.name)
+        .join(', ')}`,
+    );
   }
   const quiet: LoggerService = { ...silentLogger(), child: () => quiet };
-  const kubeConfig = clusterKubeConfig(config, section.k8s, section.path, sections.length > 1 ? section.name : undefined, quiet);
+  const kubeConfig = clusterKubeConfig(
+    config,
+    section.k8s,
+    section.path,
+    sections.length > 1 ? section.name : undefined,
+    quiet,
+  );
   if (typeof kubeConfig === 'string') throw new Error(kubeConfig);
   return { name: section.name, kubeConfig };
 }
@@ -310,7 +549,9 @@ export function loadClusterKubeConfig(
  * @public
  */
 export function managedClusterNames(config: RootConfigService): string[] {
-  return clusterSections(config.getOptionalConfig('inferencePlatform')).map(s => s.name);
+  return clusterSections(config.getOptionalConfig('inferencePlatform')).map(
+    s => s.name,
+  );
 }
 
 function silentLogger(): Omit<LoggerService, 'child'> {
