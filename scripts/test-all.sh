@@ -24,6 +24,8 @@ npx tsc -p e2e --noEmit
 npx tsx e2e/platformsLive.e2e.ts
 # The app bundle was just built by the previous test.
 E2E_SKIP_APP_BUILD=1 npx tsx e2e/scaffolderCreate.e2e.ts
+# One portal, two clusters.
+E2E_SKIP_APP_BUILD=1 npx tsx e2e/multiCluster.e2e.ts
 # The packages as an adopter installs them: packed, into an app made from
 # create-app's template (new frontend system), built and run in the browser.
 npx tsx e2e/packedInstall.e2e.ts
