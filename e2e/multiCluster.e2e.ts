@@ -23,7 +23,9 @@ import { launchChromium } from './support/launchChromium';
 import { buildApp, Portal, repoRoot } from './support/Portal';
 import {
   componentNamingPlatform,
+  firstInferenceReadiness,
   markPage,
+  openComponentPlatformCard,
   rowSelector,
   samePage,
   signInAsGuest,
@@ -168,15 +170,7 @@ async function main() {
         .waitFor({ timeout: 30_000 });
       await waitFor(
         'west’s 3 wanted servers on its page',
-        async () =>
-          (
-            await page
-              .locator('[data-testid="inference-readiness"]')
-              .first()
-              .textContent()
-          )
-            ?.trim()
-            .endsWith('/3') ?? false,
+        async () => (await firstInferenceReadiness(page)).endsWith('/3'),
         { timeoutMs: 30_000 },
       );
     });
@@ -184,36 +178,10 @@ async function main() {
     await run.check(
       'a Component naming west/<namespace>/<name> shows west’s platform in its card',
       async () => {
-        const token = await portal!.guestToken();
-        await waitFor(
-          'the catalog to ingest the component',
-          async () =>
-            (
-              await fetch(
-                `${
-                  portal!.baseUrl
-                }/api/catalog/entities/by-name/component/default/${COMPONENT}`,
-                { headers: { Authorization: `Bearer ${token}` } },
-              )
-            ).ok,
-          { timeoutMs: 120_000, intervalMs: 1000 },
-        );
-        await page.goto(
-          `${portal!.baseUrl}/catalog/default/component/${COMPONENT}`,
-        );
-        const card = page.locator('[data-testid="entity-platform-card"]');
-        await card.waitFor({ timeout: 60_000 });
+        const card = await openComponentPlatformCard(page, portal!, COMPONENT);
         await waitFor(
           'the card to show west’s 3 wanted servers',
-          async () =>
-            (
-              await card
-                .locator('[data-testid="inference-readiness"]')
-                .first()
-                .textContent()
-            )
-              ?.trim()
-              .endsWith('/3') ?? false,
+          async () => (await firstInferenceReadiness(card)).endsWith('/3'),
           { timeoutMs: 60_000 },
         );
         await page.screenshot({

@@ -23,7 +23,9 @@ import { launchChromium } from './support/launchChromium';
 import { buildApp, Portal, repoRoot } from './support/Portal';
 import {
   componentNamingPlatform,
+  firstInferenceReadiness,
   markPage,
+  openComponentPlatformCard,
   rowSelector,
   samePage,
   signInAsGuest,
@@ -423,36 +425,10 @@ async function main() {
     await run.check(
       "a component's entity page shows the platform it names, live",
       async () => {
-        const token = await portal!.guestToken();
-        await waitFor(
-          'the catalog to ingest the component',
-          async () =>
-            (
-              await fetch(
-                `${
-                  portal!.baseUrl
-                }/api/catalog/entities/by-name/component/default/${COMPONENT}`,
-                {
-                  headers: { Authorization: `Bearer ${token}` },
-                },
-              )
-            ).ok,
-          { timeoutMs: 120_000, intervalMs: 1000 },
-        );
-        await page.goto(
-          `${portal!.baseUrl}/catalog/default/component/${COMPONENT}`,
-        );
-        const card = page.locator('[data-testid="entity-platform-card"]');
-        await card.waitFor({ timeout: 60_000 });
+        const card = await openComponentPlatformCard(page, portal!, COMPONENT);
         await waitFor(
           'the card to show 3/3 inference servers ready',
-          async () =>
-            (
-              await card
-                .locator('[data-testid="inference-readiness"]')
-                .first()
-                .textContent()
-            )?.trim() === '3/3',
+          async () => (await firstInferenceReadiness(card)) === '3/3',
           { timeoutMs: 60_000 },
         );
         const link = page.getByRole('link', { name: /View platform/ });

@@ -1,4 +1,6 @@
-import { Page } from 'playwright-core';
+import { Locator, Page } from 'playwright-core';
+import type { Portal } from './Portal';
+import { waitFor } from './waitFor';
 
 /** The list row of one platform ("namespace/name"). */
 export const rowSelector = (key: string) =>
@@ -56,4 +58,43 @@ export function componentNamingPlatform(
     `  owner: ${owner}`,
     '',
   ].join('\n');
+}
+
+/**
+ * Waits until the catalog has ingested the Component, opens its page and
+ * returns the platform card on it, once shown.
+ */
+export async function openComponentPlatformCard(
+  page: Page,
+  portal: Portal,
+  component: string,
+): Promise<Locator> {
+  const token = await portal.guestToken();
+  await waitFor(
+    'the catalog to ingest the component',
+    async () =>
+      (
+        await fetch(
+          `${portal.baseUrl}/api/catalog/entities/by-name/component/default/${component}`,
+          { headers: { Authorization: `Bearer ${token}` } },
+        )
+      ).ok,
+    { timeoutMs: 120_000, intervalMs: 1000 },
+  );
+  await page.goto(`${portal.baseUrl}/catalog/default/component/${component}`);
+  const card = page.locator('[data-testid="entity-platform-card"]');
+  await card.waitFor({ timeout: 60_000 });
+  return card;
+}
+
+/** The inference tier's readiness ("ready/desired") shown first inside `scope`. */
+export async function firstInferenceReadiness(scope: Page | Locator) {
+  return (
+    (
+      await scope
+        .locator('[data-testid="inference-readiness"]')
+        .first()
+        .textContent()
+    )?.trim() ?? ''
+  );
 }

@@ -1,7 +1,5 @@
 import fs from 'node:fs';
-import http from 'node:http';
 import yaml from 'js-yaml';
-import { AddressInfo } from 'node:net';
 import {
   mockCredentials,
   mockServices,
@@ -29,6 +27,7 @@ import { inferencePlatformOperatorExtensionPoint } from '@cv-platform/plugin-inf
 import { permissionsRegistryServiceFactory } from '@backstage/backend-defaults/permissionsRegistry';
 import request from 'supertest';
 import { inferencePlatformPlugin } from './plugin';
+import { openFeed } from './__testUtils__/openFeed';
 import { createInferencePlatformConditionalDecision, inferencePlatformConditions } from './permissions/rules';
 
 jest.setTimeout(120_000);
@@ -75,40 +74,6 @@ function createBody(name: string, mutate: (b: any) => void = () => {}) {
   body.spec.inference.replicas = 1;
   mutate(body);
   return body;
-}
-
-/** A raw SSE reader over a real socket: frames as they arrive. */
-function openFeed(server: http.Server, lastEventId?: string, query = '') {
-  const { port } = server.address() as AddressInfo;
-  const frames: Array<{ id?: string; event?: string; data?: any }> = [];
-  let buffer = '';
-  const req = http.get({
-    host: '127.0.0.1',
-    port,
-    path: `/api/inference-platform/events${query}`,
-    headers: { Authorization: mockCredentials.user.header(), ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) },
-  });
-  req.on('response', res => {
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => {
-      buffer += chunk;
-      let i: number = buffer.indexOf('\n\n');
-      while (i >= 0) {
-        const block = buffer.slice(0, i);
-        buffer = buffer.slice(i + 2);
-        const f: { id?: string; event?: string; data?: any } = {};
-        for (const line of block.split('\n')) {
-          if (line.startsWith('id: ')) f.id = line.slice(4);
-          else if (line.startsWith('event: ')) f.event = line.slice(7);
-          else if (line.startsWith('data: ')) f.data = JSON.parse(line.slice(6));
-        }
-        if (f.event) frames.push(f);
-        i = buffer.indexOf('\n\n');
-      }
-    });
-  });
-  req.on('error', () => {});
-  return { frames, close: () => req.destroy() };
 }
 
 describe('inference-platform backend against a real cluster', () => {

@@ -1,5 +1,3 @@
-import http from 'node:http';
-import { AddressInfo } from 'node:net';
 import { mockCredentials, mockServices, startTestBackend } from '@backstage/backend-test-utils';
 import { permissionsRegistryServiceFactory } from '@backstage/backend-defaults/permissionsRegistry';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
@@ -19,6 +17,7 @@ import { createEmbeddedOperatorServiceFactory } from '@cv-platform/plugin-infere
 import yaml from 'js-yaml';
 import fs from 'node:fs';
 import { inferencePlatformPlugin } from './plugin';
+import { openFeed } from './__testUtils__/openFeed';
 import { inferencePlatformConditions } from './permissions/rules';
 
 jest.setTimeout(180_000);
@@ -78,33 +77,6 @@ function createBody(name: string, replicas: number, cluster?: string) {
   return body;
 }
 
-/** SSE frames as they arrive on a real socket. */
-function openFeed(server: http.Server, query: string) {
-  const { port } = server.address() as AddressInfo;
-  const frames: Array<{ event?: string; data?: any }> = [];
-  let buffer = '';
-  const req = http.get({ host: '127.0.0.1', port, path: `/api/inference-platform/events${query}`, headers: { Authorization: user } });
-  req.on('response', res => {
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => {
-      buffer += chunk;
-      let i = buffer.indexOf('\n\n');
-      while (i >= 0) {
-        const f: { event?: string; data?: any } = {};
-        for (const line of buffer.slice(0, i).split('\n')) {
-          if (line.startsWith('event: ')) f.event = line.slice(7);
-          else if (line.startsWith('data: ')) f.data = JSON.parse(line.slice(6));
-        }
-        buffer = buffer.slice(i + 2);
-        if (f.event) frames.push(f);
-        i = buffer.indexOf('\n\n');
-      }
-    });
-  });
-  req.on('error', () => {});
-  return { frames, close: () => req.destroy() };
-}
-
 describe('inference-platform backend managing two clusters', () => {
   it('lists, reads, edits, streams and deletes per cluster: the same name on two clusters is two platforms, each reconciled in its own cluster', async () => {
     const { server } = await backend();
@@ -146,7 +118,7 @@ describe('inference-platform backend managing two clusters', () => {
     expect(yamlView.body.spec.inference.replicas).toBe(2);
 
     // The west feed follows west only.
-    const feed = openFeed(server, `?cluster=west&namespace=${ns}`);
+    const feed = openFeed(server, undefined, `?cluster=west&namespace=${ns}`);
     const snapshot = await eventually('snapshot', async () => feed.frames.find(f => f.event === 'snapshot'));
     expect(snapshot.data.cluster).toBe('west');
     expect(snapshot.data.items.map((p: any) => p.spec.inference.replicas)).toEqual([2]);

@@ -46,15 +46,7 @@ export async function renderWithFeed(
         ? AuthorizeResult.DENY
         : AuthorizeResult.ALLOW,
   });
-  const client = new InferencePlatformClient({
-    discoveryApi: mockApis.discovery({ baseUrl: 'http://backend.test' }),
-    fetchApi: feed.fetchApi,
-    // Fast retries keep reconnect tests short; no silence watchdog in tests.
-    stream: {
-      backoff: { baseMs: 20, maxMs: 100, jitter: 0 },
-      staleAfterMs: 600_000,
-    },
-  });
+  const client = clientOfFeed(feed);
   const wrapped = options.path ? (
     <Routes>
       <Route path={options.path} element={element} />
@@ -84,4 +76,17 @@ export async function renderWithFeed(
     },
   );
   return { feed, ...result };
+}
+
+/** The real client against a fake backend at http://backend.test. */
+export function clientOfFeed(feed: FakeEventFeed): InferencePlatformClient {
+  return new InferencePlatformClient({
+    discoveryApi: mockApis.discovery({ baseUrl: 'http://backend.test' }),
+    fetchApi: feed.fetchApi,
+    // Fast retries keep reconnect tests short; no silence watchdog in tests.
+    stream: {
+      backoff: { baseMs: 20, maxMs: 100, jitter: 0 },
+      staleAfterMs: 600_000,
+    },
+  });
 }

@@ -1,21 +1,13 @@
-import { mockApis } from '@backstage/test-utils';
 import { FakeEventFeed } from '../__testUtils__/fakeEventFeed';
 import { samplePlatform } from '../__testUtils__/samplePlatform';
-import { InferencePlatformClient } from './InferencePlatformClient';
+import { clientOfFeed } from '../__testUtils__/renderWithFeed';
 import { PlatformFeedHandlers } from './InferencePlatformApi';
 
 const BASE = 'http://backend.test/api/inference-platform';
 
 function setup() {
   const feed = new FakeEventFeed();
-  const client = new InferencePlatformClient({
-    discoveryApi: mockApis.discovery({ baseUrl: 'http://backend.test' }),
-    fetchApi: feed.fetchApi,
-    stream: {
-      backoff: { baseMs: 20, maxMs: 100, jitter: 0 },
-      staleAfterMs: 600_000,
-    },
-  });
+  const client = clientOfFeed(feed);
   return { feed, client };
 }
 
