@@ -166,7 +166,11 @@ export function PlatformDetailContent(props: {
           <YamlCard platformRef={platformRef} objects={detail?.objects} />
         </Grid>
         <Grid item xs={12} md={4}>
-          <LinksCard namespace={namespace} name={name} />
+          <LinksCard
+            namespace={namespace}
+            name={name}
+            cluster={detail?.cluster ?? cluster}
+          />
         </Grid>
       </Grid>
       {logsOf && (

@@ -408,7 +408,7 @@ describe('platform detail page', () => {
           links: [
             {
               title: 'Grafana',
-              url: 'https://grafana.example.com/d/cv?var-ns={namespace}&var-platform={name}',
+              url: 'https://grafana.example.com/d/cv?var-cluster={cluster}&var-ns={namespace}&var-platform={name}',
             },
           ],
         },
@@ -446,7 +446,7 @@ describe('platform detail page', () => {
     const link = screen.getByRole('link', { name: /^Grafana/ });
     expect(link).toHaveAttribute(
       'href',
-      'https://grafana.example.com/d/cv?var-ns=team-a&var-platform=search',
+      'https://grafana.example.com/d/cv?var-cluster=local&var-ns=team-a&var-platform=search',
     );
   });
 
