@@ -218,3 +218,50 @@ describe('warm-up', () => {
     expect(warmupDeadlineInMs([starting, served], 300, now)).toBe(241_000);
   });
 });
+
+describe('computeStatus while the pod cache lags the Deployment', () => {
+  function served(readyPodsSeen: number) {
+    const p: any = sampleInferencePlatform('p', 'ns');
+    p.metadata.generation = 1;
+    p.spec.qdrant.replicas = 1;
+    p.spec.inference.replicas = 2;
+    const spec = withDefaults(p.spec);
+    return computeStatus(
+      p,
+      spec,
+      {
+        statefulSet: {
+          metadata: { name: 'p-qdrant', generation: 1 },
+          status: { observedGeneration: 1, replicas: 1, readyReplicas: 1, updatedReplicas: 1, currentRevision: 'r', updateRevision: 'r' },
+        },
+        // The Deployment already counts both servers ready.
+        deployment: { metadata: { generation: 1 }, status: { observedGeneration: 1, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2 } },
+        qdrantPods: [],
+        inferencePods: Array.from({ length: readyPodsSeen }, (_, i) => ({
+          metadata: { name: `p-inference-${i}`, annotations: { [ANNOTATION_MODEL_URL]: spec.inference.modelUrl } },
+          status: {
+            conditions: [{ type: 'Ready', status: 'True' }],
+            containerStatuses: [{ name: 'inference', ready: true, restartCount: 0, state: { running: {} } }],
+          },
+        })),
+        qdrantCluster: { reachable: true, peerId: '1', raftLeader: '1', consensus: 'working', peers: [{ id: '1', uri: 'http://p-qdrant-0.p-qdrant-headless.ns.svc:6335/' }] },
+      } as any,
+      NOW,
+    );
+  }
+  const conditionStatus = (s: any, type: string) => s.conditions.find((c: any) => c.type === type)?.status;
+
+  it('is Ready once the pods it counts have said which model they serve', () => {
+    const s = served(2);
+    expect(s.phase).toBe('Ready');
+    expect(conditionStatus(s, 'ModelLoaded')).toBe('True');
+  });
+
+  it('is not Ready while the Deployment counts servers the pod cache has not seen: their model is unknown', () => {
+    for (const seen of [0, 1]) {
+      const s = served(seen);
+      expect({ seen, phase: s.phase }).toEqual({ seen, phase: 'Loading' });
+      expect(conditionStatus(s, 'Ready')).toBe('False');
+    }
+  });
+});

@@ -615,6 +615,11 @@ export function computeStatus(
   } else if (unasked) {
     phase = 'Loading';
     message = ASKING_SERVERS;
+  } else if (iDesired > 0 && onDesired < iReady) {
+    // The Deployment counts ready servers the pod cache has not seen yet
+    // (its watch lags): their model is unknown, so not Ready until they say.
+    phase = 'Loading';
+    message = ASKING_SERVERS;
   } else {
     phase = 'Ready';
     message = `Qdrant ${qReady}/${qDesired}, inference ${iReady}/${iDesired} ready`;
