@@ -426,21 +426,12 @@ export class LocalCluster {
   }
 
   /**
-   * A kubeconfig (YAML) for processes in pods on the real node: the API
-   * server listens on 127.0.0.1 only, so a TCP relay on the bridge's gateway
-   * address (which pods reach, as they reach the S3 test server) passes
-   * connections through to it, TLS and all; the serving certificate names
-   * that address too. The relay ends with the cluster. Pods can also use
-   * their in-cluster configuration (service account), through the same relay.
+   * Starts the pod relay once; its port on the bridge's gateway. The API
+   * server listens on 127.0.0.1 only, so a TCP relay on the gateway address
+   * (which pods reach, as they reach the S3 test server) passes connections
+   * through to it, TLS and all; the serving certificate names that address
+   * too. The relay ends with the cluster.
    */
-  async kubeconfigForPods(): Promise<string> {
-    const port = await this.podRelayPort();
-    const config = yaml.load(this.kubeconfig()) as any;
-    config.clusters[0].cluster.server = `https://${NODE_NETWORK.gateway}:${port}`;
-    return yaml.dump(config);
-  }
-
-  /** Starts the pod relay once; its port on the bridge's gateway. */
   private async podRelayPort(): Promise<number> {
     if (!this.realNode) throw new Error('the pod relay needs a real node (realNode: true)');
     const upstream = new URL(this.server);

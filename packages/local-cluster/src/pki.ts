@@ -42,7 +42,7 @@ export function createPki(dir: string): Pki {
   );
   fs.writeFileSync(
     path.join(dir, 'san.ext'),
-    // 10.244.0.1: the real node's bridge, where pods reach the API server (LocalCluster.kubeconfigForPods).
+    // 10.244.0.1: the real node's bridge, where pods reach the API server (the pod relay behind the kubernetes Service).
     'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,IP:10.96.0.1,IP:10.244.0.1\n' +
       'extendedKeyUsage=serverAuth\n',
   );
