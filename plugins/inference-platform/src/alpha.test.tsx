@@ -3,7 +3,8 @@ import { act, screen, waitFor } from '@testing-library/react';
 import { mockApis, renderTestApp } from '@backstage/frontend-test-utils';
 import { permissionApiRef } from '@backstage/plugin-permission-react';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
-import { inferencePlatformApiRef, InferencePlatformClient } from './api';
+import { inferencePlatformApiRef } from './api';
+import { clientOfFeed } from './__testUtils__/renderWithFeed';
 import { FakeEventFeed } from './__testUtils__/fakeEventFeed';
 import { samplePlatform } from './__testUtils__/samplePlatform';
 import inferencePlatformPlugin from './alpha';
@@ -12,17 +13,6 @@ jest.setTimeout(30_000);
 
 /** The plugin in an app of Backstage's new frontend system, nothing else installed. */
 describe('the plugin in the new frontend system', () => {
-  function client(feed: FakeEventFeed) {
-    return new InferencePlatformClient({
-      discoveryApi: mockApis.discovery({ baseUrl: 'http://backend.test' }),
-      fetchApi: feed.fetchApi,
-      stream: {
-        backoff: { baseMs: 20, maxMs: 100, jitter: 0 },
-        staleAfterMs: 600_000,
-      },
-    });
-  }
-
   it('installs its API, its page with a nav item, and its entity card and content', () => {
     const plugin = inferencePlatformPlugin as any;
     for (const id of [
@@ -46,7 +36,7 @@ describe('the plugin in the new frontend system', () => {
       features: [inferencePlatformPlugin],
       initialRouteEntries: ['/inference-platforms'],
       apis: [
-        [inferencePlatformApiRef, client(feed)],
+        [inferencePlatformApiRef, clientOfFeed(feed)],
         [
           permissionApiRef,
           mockApis.permission({ authorize: AuthorizeResult.ALLOW }),

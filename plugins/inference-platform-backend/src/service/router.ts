@@ -383,9 +383,15 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
   router.get('/platforms', async (req, res) => {
     const named = req.query.cluster !== undefined;
     const clusters = named ? [requireCluster(req).cluster] : o.clusters;
-    const answering = clusters.filter(c => !unavailable(c));
+    const missing = clusters.flatMap(c => {
+      const message = unavailable(c);
+      return message ? [{ cluster: c.name, message }] : [];
+    });
+    const answering = clusters.filter(
+      c => !missing.some(m => m.cluster === c.name),
+    );
     if (!answering.length) {
-      throw new ServiceUnavailableError(unavailable(clusters[0]) ?? 'no cluster');
+      throw new ServiceUnavailableError(missing[0]?.message ?? 'no cluster');
     }
     await authorizeRead(req);
     const items = answering.flatMap(c =>
@@ -394,9 +400,6 @@ export async function createRouter(o: RouterOptions): Promise<express.Router> {
     const key = (x: PlatformSummary) =>
       `${x.cluster}/${x.platform.metadata.namespace}/${x.platform.metadata.name}`;
     items.sort((a, b) => key(a).localeCompare(key(b)));
-    const missing = clusters
-      .filter(c => unavailable(c))
-      .map(c => ({ cluster: c.name, message: unavailable(c)! }));
     const body: PlatformListResponse = {
       items,
       ...(missing.length ? { unavailable: missing } : {}),
