@@ -95,6 +95,12 @@ export interface OperatorOptions {
    */
   conversionWebhook?: ConversionWebhookOptions;
   /**
+   * Keep the platforms' Events in a cache for platformEvents() (the portal's
+   * Events card). Default true; the standalone operator, which serves no
+   * reads, leaves it off and so never parses its own Events back.
+   */
+  platformEvents?: boolean;
+  /**
    * Once leading: rewrite every stored platform at the CRD's storage version
    * and drop older versions from its status.storedVersions (see
    * migrateStoredVersions). Default false.
@@ -160,8 +166,8 @@ export class Operator {
   readonly metrics = new OperatorMetrics();
   readonly queue = new WorkQueue();
   readonly caches: Caches;
-  /** Events about platforms (not their children), for the portal's summaries. */
-  readonly platformEventsCache: SharedInformer;
+  /** Events about platforms (not their children), for the portal's summaries; absent with `platformEvents: false`. */
+  readonly platformEventsCache?: SharedInformer;
   readonly reconciler: PlatformReconciler;
   /** InferencePlatformRestores, watched apart from the caches the operator waits for (the CRD may be missing). */
   readonly restoresCache: SharedInformer;
@@ -229,7 +235,7 @@ export class Operator {
         indexers: { [PODS_BY_PLATFORM]: o => `${o.metadata.namespace}/${o.metadata.labels?.[LABEL_PLATFORM]}` },
       }),
     };
-    this.platformEventsCache = mk(Resources.events, {
+    if (options.platformEvents !== false) this.platformEventsCache = mk(Resources.events, {
       fieldSelector: 'involvedObject.kind=InferencePlatform',
       transform: slimEvent,
       indexers: { [EVENTS_BY_OBJECT]: o => `${o.metadata.namespace}/${o.involvedObject?.name}` },
@@ -308,9 +314,9 @@ export class Operator {
       if (!specUnchanged) this.queue.add(objectKey(obj));
       for (const l of this.listeners) l({ type, platform: obj });
     });
-    const byOwner = (_t: InformerEventType, obj: any) => {
+    const byOwner = (type: InformerEventType, obj: any, old?: any) => {
       const name = obj.metadata.labels?.[LABEL_PLATFORM];
-      if (name) this.queue.add(`${obj.metadata.namespace}/${name}`);
+      if (name && this.reconciler.needsPass(type, obj, old)) this.queue.add(`${obj.metadata.namespace}/${name}`);
     };
     for (const key of ['statefulSets', 'deployments', 'services', 'configMaps', 'pvcs', 'pdbs', 'hpas', 'pods'] as const) {
       this.caches[key].on(byOwner);
@@ -334,6 +340,7 @@ export class Operator {
 
   /** Recorded Events of one platform, newest first. */
   platformEvents(namespace: string, name: string): any[] {
+    if (!this.platformEventsCache) throw new Error('platformEvents() needs the operator option platformEvents (not false)');
     return this.platformEventsCache
       .byIndex(EVENTS_BY_OBJECT, `${namespace}/${name}`)
       .sort((a, b) =>
@@ -390,7 +397,7 @@ export class Operator {
       this.caches[key] = cache;
       this.logger.info(`Watching ${ref.kind}s`, { apiVersion: ref.apiVersion });
     }
-    const informers = [...(Object.values(this.caches) as SharedInformer[]), this.platformEventsCache];
+    const informers = [...(Object.values(this.caches) as SharedInformer[]), ...(this.platformEventsCache ? [this.platformEventsCache] : [])];
     for (const c of informers) this.running.push(c.run(signal));
     this.running.push(this.restoresCache.run(signal));
     await Promise.all(informers.map(c => c.waitForSync()));

@@ -119,6 +119,8 @@ async function main() {
             secretNamespace: podNamespace,
           },
     migrateStorage: args.migrateStorage,
+    // Nothing here reads them back: the portal keeps its own cache.
+    platformEvents: false,
   });
   // Process metrics (heap, RSS, event loop lag) belong to the standalone
   // process; embedded in Backstage, the host process reports its own.

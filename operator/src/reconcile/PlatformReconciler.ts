@@ -13,9 +13,11 @@ import { OperatorMetrics } from '../metrics/OperatorMetrics';
 import { QdrantAdminClient } from '../qdrant/QdrantAdminClient';
 import { stableClusterInfo } from '../qdrant/stableClusterInfo';
 import { Resources, SharedInformer } from '../runtime/SharedInformers';
+import type { InformerEventType } from '../runtime/Informer';
 import { computeStatus, modelLoadFailure, volumeWaitReportableInMs, warmupDeadlineInMs } from '../status/computeStatus';
 import { isPodReady } from '../status/isPodReady';
 import { isSubset } from './isSubset';
+import { ChildEventFilter } from './ChildEventFilter';
 import { shortHash } from './shortHash';
 import { Recreation, statefulSetRecreation } from './statefulSetRecreation';
 import { LastWrites } from './LastWrites';
@@ -283,6 +285,9 @@ export class PlatformReconciler {
   private readonly qdrant: QdrantAdminClient;
   /** Applied hashes of children and written statuses the caches may not show yet. */
   private readonly lastWrites = new LastWrites<unknown>();
+  /** Per child: the live resourceVersion and desired hash last found equal (isSubset is not asked again). */
+  private readonly verified = new Map<string, string>();
+  private readonly childEvents = new ChildEventFilter();
   /** When each platform's status was last written (for coalescing). */
   private readonly lastStatusWrite = new Map<string, number>();
   private readonly scaleDown: QdrantScaleDown;
@@ -326,7 +331,16 @@ export class PlatformReconciler {
 
   /** Children of this kind that the caches show need no longer be remembered as written. */
   observeChildren(cache: SharedInformer): void {
-    cache.on((_type, obj) => this.lastWrites.observed(objectId(obj.kind, obj.metadata.namespace, obj.metadata.name)));
+    cache.on((type, obj) => {
+      const id = objectId(obj.kind, obj.metadata.namespace, obj.metadata.name);
+      this.lastWrites.observed(id);
+      if (type === 'DELETED') this.verified.delete(id);
+    });
+  }
+
+  /** Whether a child's (or pod's) watch event can change what a pass does or reports. */
+  needsPass(type: InformerEventType, obj: any, old?: any): boolean {
+    return this.childEvents.needsPass(objectId(obj.kind, obj.metadata.namespace, obj.metadata.name), type, obj, old);
   }
 
   async reconcile(key: string): Promise<ReconcileResult> {
@@ -597,7 +611,10 @@ export class PlatformReconciler {
     const hash = hashOf(obj);
     const id = objectId(obj.kind, obj.metadata.namespace, obj.metadata.name);
     const live = cache.get(obj.metadata.namespace, obj.metadata.name);
+    const checked = live && `${live.metadata.resourceVersion} ${hash}`;
+    if (checked && this.verified.get(id) === checked) return;
     if (live && live.metadata.annotations?.[ANNOTATION_APPLIED_HASH] === hash && isSubset(obj, live)) {
+      this.verified.set(id, checked);
       return;
     }
     if (this.lastWrites.pending(id, live?.metadata.resourceVersion) === hash) return;
@@ -614,6 +631,7 @@ export class PlatformReconciler {
       FIELD_MANAGER,
     );
     this.lastWrites.remember(id, live?.metadata.resourceVersion, written?.metadata?.resourceVersion, hash);
+    this.childEvents.wrote(id, written?.metadata?.resourceVersion);
     this.o.metrics.writes.inc({ kind: obj.kind, verb: 'apply' });
     const verb = live ? 'Updated' : 'Created';
     const drift = live && live.metadata.annotations?.[ANNOTATION_APPLIED_HASH] === hash;
