@@ -194,6 +194,35 @@ describe("Qdrant's own view of its cluster", () => {
     });
   });
 
+  it('asks a settled platform\'s Qdrant again every TTL without a pass, and passes once the answer changes', async () => {
+    await withNamespace('q-look', async ns => {
+      const p = sample(ns, 'look');
+      p.spec.qdrant.replicas = 1;
+      p.spec.inference.replicas = 1;
+      const { cluster, qdrantUrl } = clusterOf(ns, 'look', 1);
+      let asked = 0;
+      const counted = () => {
+        asked++;
+        return qdrantUrl();
+      };
+      await createPlatform(p);
+      // The test environment's TTL is 1 s.
+      const op = await start(newOperator(ns, { qdrantUrl: counted, qdrantPeerUrl: qdrantFleet.peerUrl }));
+      await waitForPhase(ns, 'look', 'Ready');
+      const [askedBefore, passesBefore] = [asked, op.reconciles];
+      await eventually('Qdrant asked 4 more times', async () => asked - askedBefore >= 4);
+      // Each answer was the same: no pass needed it (a pass per look was the old cost).
+      expect(op.reconciles - passesBefore).toBeLessThan(asked - askedBefore - 1);
+
+      cluster.createCollection('images', { shardNumber: 1, replicationFactor: 1 });
+      const seen = await eventually('the new collection in the status', async () => {
+        const x = await getPlatform(ns, 'look');
+        return x.status?.qdrantCluster?.collections?.length ? x : undefined;
+      });
+      expect(seen.status.qdrantCluster.collections).toEqual([expect.objectContaining({ name: 'images', shards: 1 })]);
+    });
+  });
+
   it('rolls the inference servers after a leader change only with onLeaderChange: RestartInference', async () => {
     await withNamespace('q-leader', async ns => {
       const deployment = async (name: string) => (await get(`/apis/apps/v1/namespaces/${ns}/deployments/${name}-inference`)).body;

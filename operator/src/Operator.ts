@@ -465,6 +465,7 @@ export class Operator {
     ac.abort();
     clearInterval(this.resyncTimer);
     await Promise.all(this.workerLoops);
+    this.reconciler.stopLookingAgain();
   }
 
   private async worker(signal: AbortSignal) {

@@ -288,6 +288,8 @@ export class PlatformReconciler {
   /** Per child: the live resourceVersion and desired hash last found equal (isSubset is not asked again). */
   private readonly verified = new Map<string, string>();
   private readonly childEvents = new ChildEventFilter();
+  /** Per settled platform: when Qdrant and its inference servers are asked again (see lookAgain). */
+  private readonly lookAgainTimers = new Map<string, NodeJS.Timeout>();
   /** When each platform's status was last written (for coalescing). */
   private readonly lastStatusWrite = new Map<string, number>();
   private readonly scaleDown: QdrantScaleDown;
@@ -338,6 +340,48 @@ export class PlatformReconciler {
     });
   }
 
+  /**
+   * Asks a settled platform's Qdrant and inference servers again, without a
+   * pass: only an answer that differs from the last queues one (see
+   * qdrantClusterInfo and InferenceServerStates). A pass for an unchanged
+   * platform rebuilt and compared every child and its status, which made
+   * the TTL the largest steady-state cost of many platforms.
+   */
+  private lookAgain(key: string): void {
+    this.lookAgainTimers.delete(key);
+    const [namespace, name] = key.split('/');
+    const { caches } = this.o;
+    const p: InferencePlatform | undefined = caches.platforms.get(namespace, name);
+    if (!p || p.metadata.deletionTimestamp) return;
+    const spec = withDefaults(p.spec);
+    const sts = caches.statefulSets.get(namespace, names.qdrant(p));
+    this.qdrantClusterInfo(key, p, sts, spec.qdrant.replicas).catch(e => {
+      this.o.logger.warn('Asking Qdrant for its cluster state failed', { name, namespace, error: String(e) });
+      this.o.requeue?.(key);
+    });
+    const inferencePods = caches.pods.byIndex(PODS_BY_PLATFORM, key).filter(o => o.metadata.labels?.[LABEL_COMPONENT] === 'inference');
+    this.servers?.of(key, inferencePods, spec.inference.port);
+    // Qdrant down to no ready peer: the StatefulSet's watch events bring the passes now.
+    if (sts?.status?.readyReplicas) this.lookAgainLater(key);
+  }
+
+  /** When the platform's cluster-info answer (or the one being asked for) is a TTL old. */
+  private lookAgainLater(key: string): void {
+    const ttl = this.o.clusterInfoTtlMs ?? 60_000;
+    const answeredAt = this.clusterInfoInFlight.has(key) ? Date.now() : this.clusterInfo.get(key)?.at ?? Date.now();
+    const ms = Math.max(Math.min(1000, ttl), answeredAt + ttl - Date.now());
+    clearTimeout(this.lookAgainTimers.get(key));
+    const timer = setTimeout(() => this.lookAgain(key), ms);
+    timer.unref?.();
+    this.lookAgainTimers.set(key, timer);
+  }
+
+  /** Stops asking settled platforms' Qdrant and servers again (the workers stop; their restart passes every platform). */
+  stopLookingAgain(): void {
+    for (const timer of this.lookAgainTimers.values()) clearTimeout(timer);
+    this.lookAgainTimers.clear();
+  }
+
   /** Whether a child's (or pod's) watch event can change what a pass does or reports. */
   needsPass(type: InformerEventType, obj: any, old?: any): boolean {
     return this.childEvents.needsPass(objectId(obj.kind, obj.metadata.namespace, obj.metadata.name), type, obj, old);
@@ -355,6 +399,8 @@ export class PlatformReconciler {
       this.canaryMetrics?.forget(key);
       this.repair.forget(key);
       this.lastStatusWrite.delete(key);
+      clearTimeout(this.lookAgainTimers.get(key));
+      this.lookAgainTimers.delete(key);
       return {};
     }
     const spec = withDefaults(p.spec);
@@ -591,14 +637,13 @@ export class PlatformReconciler {
         return { requeueAfterMs: Math.min(deferMs ?? Infinity, drainMs ?? Infinity, reportMs) };
       }
       if (status.phase === 'Failed') return { requeueWithBackoff: true };
-      // Look at Qdrant's cluster state again after the TTL (sooner while it
-      // looks unsettled); unchanged answers cost no writes.
+      // Ask Qdrant again after the TTL; while it looks unsettled, pass again
+      // within 2 s. Only Qdrant's own unrest: a platform waiting for anything
+      // else is woken by that thing's watch event, not by polling.
       if (clusterInfo || sts?.status?.readyReplicas) {
-        const ttl = this.o.clusterInfoTtlMs ?? 60_000;
-        // Only Qdrant's own unrest: a platform waiting for anything else is
-        // woken by that thing's watch event, not by polling every 2 s.
         const unsettled = clusterInfo && (!clusterInfo.reachable || qdrantUnsettled(clusterInfo, spec.qdrant.replicas));
-        return { requeueAfterMs: unsettled ? Math.min(ttl, 2000) : ttl };
+        if (unsettled) return { requeueAfterMs: Math.min(this.o.clusterInfoTtlMs ?? 60_000, 2000) };
+        this.lookAgainLater(key);
       }
       return {};
     } finally {
