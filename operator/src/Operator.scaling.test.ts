@@ -209,7 +209,8 @@ describe('autoscaling and monitors', () => {
     const deployment = `/apis/apps/v1/namespaces/${ns}/deployments/scaled-inference`;
     await cluster.until(
       'Deployment at 5',
-      async () => (await get(deployment)).body.spec.replicas === 5,
+      // The Deployment comes once Qdrant is Ready: it may not exist yet.
+      async () => (await get(deployment)).body.spec?.replicas === 5,
     );
     expect(
       (await get(`${platforms}/scaled`)).body.spec.inference.replicas,

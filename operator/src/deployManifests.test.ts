@@ -12,6 +12,13 @@ const docs = (file: string) => yaml.loadAll(fs.readFileSync(path.join(deploy, fi
 /** Every shipped manifest must be accepted by a real API server (server-side dry run). */
 describe('deploy manifests', () => {
   const api = testApi();
+  let helm: string;
+  // Before any request: a first build of helm blocks the event loop for
+  // minutes, and a keep-alive connection the API server closed meanwhile
+  // would only be noticed by the next write (EPIPE).
+  beforeAll(() => {
+    helm = ensureHelm();
+  });
   const plural = (kind: string) => {
     const k = kind.toLowerCase();
     if (k.endsWith('s')) return `${k}es`;
@@ -50,10 +57,6 @@ describe('deploy manifests', () => {
 
   describe('the Helm chart', () => {
     const chart = path.join(deploy, 'helm/inference-platform-operator');
-    let helm: string;
-    beforeAll(() => {
-      helm = ensureHelm();
-    });
     const template = (...args: string[]) =>
       (yaml.loadAll(execFileSync(helm, ['template', 'ipo', chart, '--namespace', 'cv-platform-system', ...args], { encoding: 'utf8' })) as any[]).filter(Boolean);
     const find = (rendered: any[], kind: string) => rendered.filter(d => d.kind === kind);
