@@ -4,14 +4,15 @@ import { computeStatus, lastLogLine, volumeWaitReportableInMs, warmupDeadlineInM
 
 const NOW = '2026-12-03T00:00:00Z';
 
-function world(pods: any[], previousPhase?: string) {
+/** previous: the phase the platform had, or its whole status; deploymentReady: what the Deployment counts (its watch may lag the pods'). */
+function world(pods: any[], previous?: string | object, deploymentReady?: number) {
   const p: any = sampleInferencePlatform('p', 'ns');
   p.metadata.generation = 1;
-  if (previousPhase) p.status = { phase: previousPhase };
+  if (previous) p.status = typeof previous === 'string' ? { phase: previous } : previous;
   p.spec.qdrant.replicas = 1;
   p.spec.inference.replicas = 2;
   const spec = withDefaults(p.spec);
-  const ready = pods.filter(x => x.ready).length;
+  const ready = deploymentReady ?? pods.filter(x => x.ready).length;
   return computeStatus(p, spec, {
     statefulSet: { metadata: { generation: 1 }, status: { observedGeneration: 1, replicas: 1, readyReplicas: 1, updatedReplicas: 1, currentRevision: 'r', updateRevision: 'r' } },
     deployment: { metadata: { generation: 1 }, status: { observedGeneration: 1, replicas: 2, updatedReplicas: 2, readyReplicas: ready } },
@@ -83,6 +84,19 @@ describe('computeStatus when a serving platform loses a server', () => {
     expect(s.phase).toBe('Degraded');
     expect(s.message).toBe('inference 1/2 ready: pod p-inference-1 running, not ready, restarted 1x (last exit: Error, exit code 137)');
     expect(inferenceCondition(s)).toMatchObject({ status: 'False', reason: 'ServersNotReady' });
+  });
+
+  it('is Degraded when the pods tell of the loss before the Deployment does (a pass in between wrote Loading)', () => {
+    // Ready (this world gives no Qdrant view, which Ready also waits for).
+    const ready = { ...world([{ ready: true }, { ready: true }], 'Ready'), phase: 'Ready' };
+    expect(inferenceCondition(ready)).toMatchObject({ status: 'True', reason: 'InferenceAvailable' });
+    // The pod's watch event comes first: the Deployment still counts 2 ready,
+    // one of which has not said which model it serves.
+    const between = world([{ ready: true }, { ready: false, status: restarted }], ready, 2);
+    expect(between.phase).toBe('Loading');
+    const counted = world([{ ready: true }, { ready: false, status: restarted }], between);
+    expect(counted.phase).toBe('Degraded');
+    expect(counted.message).toBe('inference 1/2 ready: pod p-inference-1 running, not ready, restarted 1x (last exit: Error, exit code 137)');
   });
 
   it('is Failed when it lost every server', () => {

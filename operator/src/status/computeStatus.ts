@@ -468,7 +468,13 @@ export function computeStatus(
   // are ready than desired, on a platform that was serving: servers were lost
   // (a crash, a failed liveness probe, an eviction), which is not a rollout.
   const rolledOut = onCurrentTemplate(deploy, iDesired);
-  const wasServing = p.status?.phase === 'Ready' || p.status?.phase === 'Degraded';
+  // Not by the phase alone: the pod's watch event often comes before the
+  // Deployment's, and the pass in between writes Loading (a ready count the
+  // pods do not show yet); the inference condition it wrote stays True.
+  const inferenceWasReady = (p.status?.conditions ?? []).some(
+    c => c.type === ConditionType.InferenceReady && c.status === 'True' && iDesired > 0 && c.observedGeneration === p.metadata.generation,
+  );
+  const wasServing = p.status?.phase === 'Ready' || p.status?.phase === 'Degraded' || inferenceWasReady;
   const lostServers = !inferenceDone && rolledOut && wasServing && iDesired > 0 ? notReadyServers(observed.inferencePods, 'inference') || 'not ready' : undefined;
 
   const scaleDown = observed.qdrantScaleDown;
