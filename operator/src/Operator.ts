@@ -77,6 +77,14 @@ export interface OperatorOptions {
   clusterInfoTtlMs?: number;
   /** How often a Qdrant scale-down in progress is looked at again. Default 2000 ms. */
   drainPollMs?: number;
+  /**
+   * How long a child's or pod's watch event waits for the events that come
+   * with it before its platform's pass runs (default 500 ms). One change
+   * arrives as several events (a pod turns Ready, then its StatefulSet or
+   * ReplicaSet and Deployment count it): a pass per event read the world
+   * half-changed and ran again for the rest. 0 passes at once.
+   */
+  childEventBatchMs?: number;
   /** How long a Qdrant replica stays Dead before its shard is re-replicated elsewhere (default 120 s). */
   deadReplicaGraceMs?: number;
   /** Re-reconcile every platform this often (level-based safety net). Default 10 min. */
@@ -314,9 +322,10 @@ export class Operator {
       if (!specUnchanged) this.queue.add(objectKey(obj));
       for (const l of this.listeners) l({ type, platform: obj });
     });
+    const batchMs = this.options.childEventBatchMs ?? 500;
     const byOwner = (type: InformerEventType, obj: any, old?: any) => {
       const name = obj.metadata.labels?.[LABEL_PLATFORM];
-      if (name && this.reconciler.needsPass(type, obj, old)) this.queue.add(`${obj.metadata.namespace}/${name}`);
+      if (name && this.reconciler.needsPass(type, obj, old)) this.queue.addBatched(`${obj.metadata.namespace}/${name}`, batchMs);
     };
     for (const key of ['statefulSets', 'deployments', 'services', 'configMaps', 'pvcs', 'pdbs', 'hpas', 'pods'] as const) {
       this.caches[key].on(byOwner);

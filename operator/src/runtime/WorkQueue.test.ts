@@ -55,6 +55,65 @@ describe('WorkQueue', () => {
     expect(q.length).toBe(1);
     jest.useRealTimers();
   });
+
+  describe('addBatched', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    it('hands out the changes of one window once', async () => {
+      const q = new WorkQueue();
+      q.addBatched('a', 500);
+      jest.advanceTimersByTime(300);
+      q.addBatched('a', 500);
+      q.addBatched('b', 500);
+      jest.advanceTimersByTime(199);
+      expect(q.length).toBe(0);
+      jest.advanceTimersByTime(1);
+      expect(q.length).toBe(1);
+      const a = await q.get();
+      expect(a).toBe('a');
+      q.done(a!);
+      jest.advanceTimersByTime(300);
+      expect(q.length).toBe(1);
+      expect(await q.get()).toBe('b');
+      jest.advanceTimersByTime(10_000);
+      expect(q.length).toBe(0);
+      expect(q.adds).toBe(2);
+    });
+
+    it('adds nothing for an item already waiting, and drops the timer of an item handed out before it fires', async () => {
+      const q = new WorkQueue();
+      q.add('a');
+      q.addBatched('a', 500);
+      q.addBatched('b', 500);
+      q.add('b');
+      expect(await q.get()).toBe('a');
+      q.done('a');
+      expect(await q.get()).toBe('b');
+      q.done('b');
+      jest.advanceTimersByTime(10_000);
+      expect(q.length).toBe(0);
+    });
+
+    it('adds again an item being processed: the pass under way may have read the world before the change', async () => {
+      const q = new WorkQueue();
+      q.add('a');
+      const item = await q.get();
+      q.addBatched('a', 500);
+      jest.advanceTimersByTime(500);
+      expect(q.length).toBe(0);
+      q.done(item!);
+      expect(q.length).toBe(1);
+    });
+
+    it('stops its timers at shutdown', () => {
+      const q = new WorkQueue();
+      q.addBatched('a', 500);
+      q.shutDown();
+      jest.advanceTimersByTime(1000);
+      expect(q.length).toBe(0);
+    });
+  });
 });
 
 describe('rate limiters', () => {

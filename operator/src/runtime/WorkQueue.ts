@@ -13,6 +13,8 @@ export class WorkQueue {
   private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();
   private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  /** Items added with addBatched, by their timer: a pass handed out before it fires takes the change along. */
+  private readonly batched = new Map<string, NodeJS.Timeout>();
   private waiters: Array<(item: string | undefined) => void> = [];
   private shuttingDown = false;
   adds = 0;
@@ -35,7 +37,7 @@ export class WorkQueue {
     const waiter = this.waiters.shift();
     if (waiter) {
       this.dirty.delete(item);
-      this.processing.add(item);
+      this.handOut(item);
       waiter(item);
     } else {
       this.queue.push(item);
@@ -61,6 +63,28 @@ export class WorkQueue {
     this.timers.set(item, { at, timer });
   }
 
+  /**
+   * Adds after `delayMs` what a change of the world wants looked at, so that
+   * the changes arriving meanwhile share one hand-out: nothing when the item
+   * already waits in the queue or for an earlier batch, and the timer is
+   * dropped when the item is handed out before it fires (whoever takes it
+   * then sees the change). An item being processed is added again, as the
+   * pass under way may have read the world before the change.
+   */
+  addBatched(item: string, delayMs: number): void {
+    if (this.shuttingDown || this.batched.has(item) || (this.dirty.has(item) && !this.processing.has(item))) return;
+    if (delayMs <= 0) {
+      this.add(item);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.batched.delete(item);
+      this.add(item);
+    }, delayMs);
+    timer.unref?.();
+    this.batched.set(item, timer);
+  }
+
   addRateLimited(item: string): void {
     this.addAfter(item, this.rateLimiter.when(item));
   }
@@ -81,7 +105,7 @@ export class WorkQueue {
     if (this.queue.length > 0) {
       const item = this.queue.shift()!;
       this.dirty.delete(item);
-      this.processing.add(item);
+      this.handOut(item);
       return Promise.resolve(item);
     }
     if (this.shuttingDown || signal?.aborted) return Promise.resolve(undefined);
@@ -112,10 +136,21 @@ export class WorkQueue {
     }
   }
 
+  private handOut(item: string): void {
+    this.processing.add(item);
+    const batch = this.batched.get(item);
+    if (batch) {
+      clearTimeout(batch);
+      this.batched.delete(item);
+    }
+  }
+
   shutDown(): void {
     this.shuttingDown = true;
     for (const { timer } of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    for (const timer of this.batched.values()) clearTimeout(timer);
+    this.batched.clear();
     this.waiters.splice(0).forEach(w => w(undefined));
   }
 }
