@@ -16,6 +16,7 @@ import { InformerEventType, InformerObserver, objectKey } from './runtime/Inform
 import { Resources, SharedInformer, SharedInformerOptions, slimEvent, slimPod, slimPvc } from './runtime/SharedInformers';
 import { ANNOTATION_APPLIED_HASH, Caches, PlatformReconciler, PODS_BY_PLATFORM, PVCS_BY_PLATFORM } from './reconcile/PlatformReconciler';
 import { LABEL_PLATFORM, MANAGED_BY } from './reconcile/labels';
+import { lostReadiness } from './reconcile/lostReadiness';
 import { QdrantAdminClient } from './qdrant/QdrantAdminClient';
 import { apiServerProxyRequest } from './qdrant/apiServerProxyRequest';
 import { QdrantPeerClient, directQdrantDownload, directQdrantRequest } from './qdrant/QdrantPeerClient';
@@ -325,7 +326,11 @@ export class Operator {
     const batchMs = this.options.childEventBatchMs ?? 500;
     const byOwner = (type: InformerEventType, obj: any, old?: any) => {
       const name = obj.metadata.labels?.[LABEL_PLATFORM];
-      if (name && this.reconciler.needsPass(type, obj, old)) this.queue.addBatched(`${obj.metadata.namespace}/${name}`, batchMs);
+      if (!name || !this.reconciler.needsPass(type, obj, old)) return;
+      const key = `${obj.metadata.namespace}/${name}`;
+      // Bad news at once: a crash and restart inside the window would never show.
+      if (lostReadiness(type, obj, old)) this.queue.add(key);
+      else this.queue.addBatched(key, batchMs);
     };
     for (const key of ['statefulSets', 'deployments', 'services', 'configMaps', 'pvcs', 'pdbs', 'hpas', 'pods'] as const) {
       this.caches[key].on(byOwner);
