@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/ensure-deps.sh
 bash tools/control-plane/build.sh >/dev/null
+# Helm too: a first build inside a test would hold that test's event loop for minutes.
+bash tools/helm/build.sh >/dev/null
 bash scripts/ensure-node-tools.sh
 export CI=true
 # The published packages' API (release tags, reports) and dependencies (knip)

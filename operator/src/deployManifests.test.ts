@@ -31,7 +31,10 @@ describe('deploy manifests', () => {
       const ns = doc.kind === 'Namespace' || doc.kind.startsWith('Cluster') || doc.kind === 'CustomResourceDefinition' ? undefined : doc.metadata.namespace ?? 'default';
       const base = doc.apiVersion.includes('/') ? `/apis/${doc.apiVersion}` : `/api/${doc.apiVersion}`;
       const url = `${base}${ns ? `/namespaces/${ns}` : ''}/${plural(doc.kind)}/${doc.metadata.name}?fieldManager=test&dryRun=All&force=true`;
-      const res = await api.request('PATCH', url, JSON.stringify(doc), 'application/apply-patch+yaml');
+      const res = await api.request('PATCH', url, JSON.stringify(doc), 'application/apply-patch+yaml').catch(e => {
+        // A transport error names the document it was sending, not just the socket's complaint.
+        throw new Error(`${label}: dry-run apply of ${doc.kind} ${doc.metadata.name} failed: ${e?.code ?? ''} ${e?.message ?? e}`);
+      });
       const missingNs = res.status === 404 && /namespaces "[^"]+" not found/.test(String(res.body?.message));
       expect({ label, kind: doc.kind, ok: res.status < 300 || missingNs, body: res.status < 300 || missingNs ? undefined : res.body }).toEqual({
         label,
