@@ -282,6 +282,8 @@ function sameStatus(a: unknown, b: unknown) {
 export class PlatformReconciler {
   private readonly clusterInfo = new Map<string, { at: number; info: QdrantClusterInfo; readyPeers: number }>();
   private readonly clusterInfoInFlight = new Map<string, Promise<void>>();
+  /** Platforms whose pass is waiting for Qdrant's first answer (it takes the answer along). */
+  private readonly clusterInfoAwaited = new Set<string>();
   private readonly qdrant: QdrantAdminClient;
   /** Applied hashes of children and written statuses the caches may not show yet. */
   private readonly lastWrites = new LastWrites<unknown>();
@@ -446,7 +448,7 @@ export class PlatformReconciler {
     const canary = canarySpec(spec);
     const canaryReady = canaryPods.filter(isPodReady).length;
     const split = splitReplicas(spec.inference.replicas, spec.inference.canary?.weight ?? 0, canaryReady);
-    let clusterInfo = await this.qdrantClusterInfo(key, p, sts, spec.qdrant.replicas);
+    let clusterInfo = await this.qdrantClusterInfo(key, p, sts, spec.qdrant.replicas, true);
     if (!scaleDown && sts && !stsLeaving && !recreation) {
       clusterInfo = await this.removeStrandedPeers(key, p, clusterInfo, sts.spec?.replicas ?? spec.qdrant.replicas, events);
     }
@@ -758,6 +760,7 @@ export class PlatformReconciler {
     p: InferencePlatform,
     sts: any,
     desiredPeers: number,
+    inPass = false,
   ): Promise<QdrantClusterInfo | undefined> {
     const readyPeers = sts?.status?.readyReplicas ?? 0;
     if (!sts || readyPeers === 0) {
@@ -782,15 +785,21 @@ export class PlatformReconciler {
           const info = stableClusterInfo(previous, answer);
           const changed = JSON.stringify(info) !== JSON.stringify(previous);
           this.clusterInfo.set(key, { at: Date.now(), info, readyPeers });
-          if (changed) this.o.requeue?.(key);
+          // A pass waiting for this answer reads it itself; another pass for it would only repeat that one.
+          if (changed && !this.clusterInfoAwaited.has(key)) this.o.requeue?.(key);
         })
         .finally(() => this.clusterInfoInFlight.delete(key));
       this.clusterInfoInFlight.set(key, inFlight);
     }
-    if (!cached && inFlight) {
+    if (!cached && inFlight && inPass) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([inFlight, new Promise(r => (timer = setTimeout(r, FIRST_CLUSTER_INFO_WAIT_MS)))]);
-      clearTimeout(timer);
+      this.clusterInfoAwaited.add(key);
+      try {
+        await Promise.race([inFlight, new Promise(r => (timer = setTimeout(r, FIRST_CLUSTER_INFO_WAIT_MS)))]);
+      } finally {
+        clearTimeout(timer);
+        this.clusterInfoAwaited.delete(key);
+      }
       return this.clusterInfo.get(key)?.info;
     }
     return cached?.info;
