@@ -63,6 +63,7 @@ interface OperatorMetricsSample {
   queueDepth: number;
   reconciles: number;
   cpuSeconds: number;
+  cpuSystemSeconds: number;
   statusWrites: number;
   childApplies: number;
 }
@@ -102,6 +103,7 @@ async function startOperatorProcess(cluster: LocalCluster, ns: string) {
       queueDepth: sum(text, 'workqueue_depth'),
       reconciles: sum(text, 'controller_runtime_reconcile_total'),
       cpuSeconds: sum(text, 'process_cpu_seconds_total'),
+      cpuSystemSeconds: sum(text, 'process_cpu_system_seconds_total'),
       statusWrites: sum(text, 'inference_platform_operator_api_writes_total', 'verb="status"'),
       childApplies: sum(text, 'inference_platform_operator_api_writes_total', 'verb="apply"'),
     };
@@ -161,14 +163,15 @@ async function runOnce(cluster: LocalCluster, n: number) {
   };
   for (const c of ['services', 'statefulSets', 'configMaps', 'deployments'] as const) observed[c].on(onChild);
   // Every status a platform went through on its way to Ready: which writes one observed state cost.
-  const statusTrail = new Map<string, { last?: any; steps: string[] }>();
+  const statusTrail = new Map<string, { last?: any; steps: string[]; at: number[] }>();
   observed.platforms.on((_t, p) => {
     const name = p.metadata.name!;
     if (name === 'warmup' || ready.has(name)) return;
-    const trail = statusTrail.get(name) ?? { steps: [] };
+    const trail = statusTrail.get(name) ?? { steps: [], at: [] };
     statusTrail.set(name, trail);
     if (p.status && JSON.stringify(p.status) !== JSON.stringify(trail.last)) {
       trail.steps.push(describeStatusStep(trail.last, p.status));
+      trail.at.push(performance.now());
       trail.last = p.status;
     }
     if (p.status?.phase === 'Ready') ready.set(name, performance.now());
@@ -261,6 +264,8 @@ async function runOnce(cluster: LocalCluster, n: number) {
     appliesPerPlatform: +((after.childApplies - before.childApplies) / count).toFixed(1),
     // The operator's own CPU (its process) from creation to Ready, like the requests above.
     cpuMsPerPlatform: +(((atReady.cpuSeconds - before.cpuSeconds) * 1000) / count).toFixed(1),
+    // Of that, the kernel's share (sockets, timers, memory) as prom-client reads it.
+    cpuSystemMsPerPlatform: +(((atReady.cpuSystemSeconds - before.cpuSystemSeconds) * 1000) / count).toFixed(1),
     cpuMsPerReconcile: +(((atReady.cpuSeconds - before.cpuSeconds) * 1000) / Math.max(1, atReady.reconciles - before.reconciles)).toFixed(2),
     reconcilesPerPlatform: +((atReady.reconciles - before.reconciles) / count).toFixed(1),
     // Then what keeping them costs: CPU per platform and minute of the steady state.
@@ -272,7 +277,7 @@ async function runOnce(cluster: LocalCluster, n: number) {
   // The most common ways to Ready, write by write.
   const ways = new Map<string, number>();
   for (const t of statusTrail.values()) ways.set(t.steps.join('\n      '), (ways.get(t.steps.join('\n      ')) ?? 0) + 1);
-  if (process.env.BENCH_STATUS_TRAILS) fs.writeFileSync(process.env.BENCH_STATUS_TRAILS, JSON.stringify(Object.fromEntries([...statusTrail].map(([k, t]) => [k, t.steps])), null, 1));
+  if (process.env.BENCH_STATUS_TRAILS) fs.writeFileSync(process.env.BENCH_STATUS_TRAILS, JSON.stringify(Object.fromEntries([...statusTrail].map(([k, t]) => [k, t.steps.map((s, i) => `${s} (+${i ? ((t.at[i] - t.at[i - 1]) / 1000).toFixed(1) : 0} s)`)])), null, 1));
   for (const [way, k] of [...ways].sort((a, b) => b[1] - a[1]).slice(0, 2)) {
     console.error(`  ${k} of ${statusTrail.size} platforms reached Ready through ${way.split('\n').length} status writes:\n      ${way}`);
   }
