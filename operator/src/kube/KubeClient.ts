@@ -23,9 +23,6 @@ export class KubeApiError extends Error {
   }
 }
 
-// With the plain form as a fallback, as client-go's metadata client asks.
-const ACCEPT_METADATA = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
-
 /**
  * A watch stream carried something that is not a watch event: a genuine error, not a dropped connection.
  *
@@ -342,16 +339,10 @@ export class KubeClient {
     return this.request<T>('GET', path);
   }
 
-  /**
-   * Server-side apply: the field manager owns exactly the fields it sends.
-   * `metadataOnly` answers with the object's metadata (PartialObjectMetadata)
-   * for a caller that reads only its resourceVersion: the API server then
-   * encodes, and this process parses, neither spec nor status.
-   */
-  apply<T = any>(path: string, obj: unknown, fieldManager: string, options: { dryRun?: boolean; metadataOnly?: boolean } = {}) {
-    const q = `?fieldManager=${encodeURIComponent(fieldManager)}&force=true${options.dryRun ? '&dryRun=All' : ''}`;
-    const headers: Record<string, string> = options.metadataOnly ? { Accept: ACCEPT_METADATA } : {};
-    return this.request<T>('PATCH', path + q, obj, 'application/apply-patch+yaml', undefined, headers);
+  /** Server-side apply: the field manager owns exactly the fields it sends. */
+  apply<T = any>(path: string, obj: unknown, fieldManager: string, dryRun = false) {
+    const q = `?fieldManager=${encodeURIComponent(fieldManager)}&force=true${dryRun ? '&dryRun=All' : ''}`;
+    return this.request<T>('PATCH', path + q, obj, 'application/apply-patch+yaml');
   }
 
   mergePatch<T = any>(path: string, patch: unknown) {

@@ -676,8 +676,6 @@ export class PlatformReconciler {
       resourcePath(ref, obj.metadata.namespace, obj.metadata.name),
       body,
       FIELD_MANAGER,
-      // Nothing of the answer is read but its resourceVersion.
-      { metadataOnly: true },
     );
     this.lastWrites.remember(id, live?.metadata.resourceVersion, written?.metadata?.resourceVersion, hash);
     this.childEvents.wrote(id, written?.metadata?.resourceVersion);
@@ -885,8 +883,6 @@ export class PlatformReconciler {
       resourcePath(Resources.inferencePlatforms, p.metadata.namespace, p.metadata.name, 'status'),
       { apiVersion: p.apiVersion, kind: p.kind, metadata: { name: p.metadata.name, namespace: p.metadata.namespace }, status },
       FIELD_MANAGER,
-      // Nothing of the answer is read but its resourceVersion.
-      { metadataOnly: true },
     );
     this.lastWrites.remember(id, p.metadata.resourceVersion, written?.metadata?.resourceVersion, status);
     this.o.metrics.writes.inc({ kind: p.kind, verb: 'status' });
