@@ -12,12 +12,23 @@ if [[ -n "${KUBECONFIG:-}" ]]; then
 fi
 bash tools/control-plane/build.sh >/dev/null
 # Real pods by default: platforms run as processes on the real node, models
-# come from the dev model store (see README, "Real pods"). CV_DEV_SIMULATED=1
-# uses KWOK's simulated nodes instead (no root needed).
+# come from the dev model store (see README, "Real pods"). Where the real node
+# cannot run, or with CV_DEV_SIMULATED=1, KWOK's simulated nodes instead (no
+# root needed), saying why.
+simulated=""
 if [[ "${CV_DEV_SIMULATED:-}" == 1 ]]; then
+  simulated="CV_DEV_SIMULATED=1"
+elif [[ "$(uname -s)" != Linux ]]; then
+  simulated="the real node runs pods as Linux processes in network namespaces, and this is $(uname -s)"
+elif [[ $(id -u) -ne 0 ]]; then
+  simulated="the real node needs root (network namespaces, mounts, iptables), and this runs as $(id -un)"
+elif ! bash scripts/ensure-node-tools.sh; then
+  simulated="the real node's tools (iproute2, iptables, nsenter, its agent and kube-proxy) could not be installed or built (above)"
+fi
+if [[ -n "$simulated" ]]; then
+  echo "npm run dev: KWOK's simulated nodes instead of the real node: $simulated. Pods become Ready without running." >&2
   exec npx tsx packages/local-cluster/src/cli.ts run -- npx backstage-cli repo start
 fi
-bash scripts/ensure-node-tools.sh
 # The portal runs on the host, outside the cluster: its operator reads each
 # Qdrant's cluster state through the API server's service proxy.
 export APP_CONFIG_inferencePlatform_operator_qdrantAccess=apiServerProxy

@@ -30,7 +30,8 @@ Options:
   --qdrant-url-template URL           reach each Qdrant at URL ({namespace}, {name}, {statefulSet})
   --qdrant-peer-url-template URL      reach each Qdrant peer at URL (also {pod})
   --conversion-webhook-port PORT      serve the CRD's conversion webhook (HTTPS)
-  --conversion-webhook-url URL        where the API server calls it (an operator outside the cluster)
+  --conversion-webhook-url URL        where the API server calls it (an operator outside the cluster);
+                                      a base URL (https://host:port) gets the path /convert
   --conversion-webhook-service NAME   the Service in POD_NAMESPACE it is called through
   --migrate-storage                   once leading, migrate stored platforms (as migrate-storage)
   -h, --help                          this text

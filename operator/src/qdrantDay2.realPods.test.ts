@@ -1,24 +1,44 @@
 /* eslint-disable no-console */
 import { sampleInferencePlatform, toV1beta1 } from '@cv-platform/inference-platform-api';
-import { LocalCluster, eventually, qdrantBinary } from '@cv-platform/local-cluster';
+import { LocalCluster, eventually, qdrantBinaryTags, realQdrantBinary } from '@cv-platform/local-cluster';
 import { loadKubeConfig } from './kube/loadKubeConfig';
 import { Operator } from './Operator';
 
 /**
- * Day-2 operations on real Qdrant peers: the operator's StatefulSet runs a Qdrant
- * binary on the local cluster's real node (QDRANT_BIN or
- * ~/.cache/cv-platform/qdrant/qdrant), and the operator, outside the
- * cluster, talks to each peer through the API server's pod proxy. Without a
- * binary the tests say they are skipped (the same logic runs against the
+ * Day-2 operations on real Qdrant peers: the operator's StatefulSet runs
+ * Qdrant binaries on the local cluster's real node (qdrantBinaries.ts: the
+ * provided releases by tag), and the operator, outside the cluster, talks to
+ * each peer through the API server's pod proxy. Without a binary the tests
+ * say they are skipped, and fail in CI (the same logic runs against the
  * recorded-answer double in Operator.qdrantUpgrade.test.ts and
  * Operator.qdrantScaleDown.test.ts). One platform of three peers: first an
- * ordered upgrade, then a scale-down to two.
+ * ordered upgrade (across two real releases when two binaries of adjacent
+ * minors are here), then a scale-down to two.
  */
 jest.setTimeout(900_000);
 
 const ns = 'drain';
 const name = 'drain';
-const bin = qdrantBinary();
+const bin = realQdrantBinary('upgrading and draining real Qdrant peers on real pods');
+
+/**
+ * The upgrade's from and to: two real releases of adjacent minors when their
+ * binaries are here (the oldest such pair's newer minor is the target), else
+ * the one binary's tag to its next patch, which the real node serves with
+ * the nearest binary of that minor, so the same Qdrant restarts in order.
+ */
+function upgradePath(tags: string[]): { from: string; to: string; across: boolean; peersReport?: string } {
+  const minor = (t: string) => Number(t.split('.')[1]);
+  for (let i = tags.length - 1; i > 0; i--) {
+    const older = [...tags.slice(0, i)].reverse().find(t => minor(t) === minor(tags[i]) - 1);
+    if (older && minor(older) >= 8) return { from: older, to: tags[i], across: true, peersReport: tags[i].replace(/^v/, '') };
+  }
+  const only = tags[tags.length - 1] ?? sampleInferencePlatform(name, ns).spec.qdrant.version;
+  const [major, min, patch] = only.replace(/^v/, '').split('.');
+  // The one binary serves both tags; QDRANT_BIN's version is its own.
+  return { from: only, to: `v${major}.${min}.${Number(patch) + 1}`, across: false, peersReport: tags.length ? only.replace(/^v/, '') : undefined };
+}
+const upgrade = upgradePath(qdrantBinaryTags());
 let cluster: LocalCluster;
 let operator: Operator;
 
@@ -51,12 +71,6 @@ async function waitForPhase(phase: string, replicas: number) {
 }
 
 const describeWithQdrant = bin ? describe : describe.skip;
-if (!bin) {
-  console.warn(
-    'SKIPPED: upgrading and draining real Qdrant peers on real pods needs a Qdrant binary (QDRANT_BIN or ~/.cache/cv-platform/qdrant/qdrant); ' +
-      'both are tested against the recorded-answer double in Operator.qdrantUpgrade.test.ts and Operator.qdrantScaleDown.test.ts',
-  );
-}
 
 const points = (n: number) =>
   Array.from({ length: n }, (_, id) => ({ id, vector: Array.from({ length: 8 }, (_x, k) => ((id * 7 + k * 13) % 97) / 97 + 0.01), payload: { n: id } }));
@@ -122,6 +136,7 @@ describeWithQdrant('day-2 operations on real Qdrant peers on real pods', () => {
 
   it('upgrades one peer at a time from the highest ordinal while an RF 2 collection answers every search', async () => {
     const p = sampleInferencePlatform(name, ns);
+    p.spec.qdrant.version = upgrade.from;
     p.spec.qdrant.replicas = 3;
     p.spec.qdrant.storageSize = '1Gi';
     p.spec.qdrant.resources = { requests: { cpu: '100m', memory: '128Mi' } };
@@ -133,11 +148,12 @@ describeWithQdrant('day-2 operations on real Qdrant peers on real pods', () => {
     const stsPath = `/apis/apps/v1/namespaces/${ns}/statefulsets/${name}-qdrant`;
     const revisionBefore = (await cluster.request('GET', stsPath)).body.status.updateRevision;
 
-    // One binary serves every tag on the real node: the new version restarts
-    // each peer on the same Qdrant, which is what the ordering is about.
+    // Across two real releases the peers really change version; with one
+    // binary the new tag restarts each peer on the same Qdrant, which is what
+    // the ordering is about.
     const order: string[] = [];
     const { searches, retried, errors } = await searchesDuring(async () => {
-      const res = await cluster.request('PATCH', platformPath, { spec: { qdrant: { version: 'v1.15.0' } } }, 'application/merge-patch+json');
+      const res = await cluster.request('PATCH', platformPath, { spec: { qdrant: { version: upgrade.to } } }, 'application/merge-patch+json');
       expect(res.status).toBe(200);
       await eventually(
         'every peer restarted, in order',
@@ -149,17 +165,19 @@ describeWithQdrant('day-2 operations on real Qdrant peers on real pods', () => {
             if (rev !== revisionBefore && rev === sts.status.updateRevision && !order.includes(pod.metadata.name)) order.push(pod.metadata.name);
           }
           const p2 = (await cluster.request('GET', platformPath)).body;
-          return p2.status?.phase === 'Ready' && p2.status?.qdrant?.version === 'v1.15.0' && p2.status.observedGeneration === p2.metadata.generation;
+          return p2.status?.phase === 'Ready' && p2.status?.qdrant?.version === upgrade.to && p2.status.observedGeneration === p2.metadata.generation;
         },
         600_000,
         250,
       );
     });
+    const versions = await Promise.all([0, 1, 2].map(async o => (await cluster.request('GET', peer(o, '/'))).body.version));
     console.log(
-      `upgrade on real Qdrant: ${searches} searches on the RF 2 collection through its Service, ${retried} retried once, ${errors.length} failed; restart order ${order.join(', ')}`,
+      `upgrade on real Qdrant ${upgrade.from} -> ${upgrade.to} (${upgrade.across ? 'two releases' : 'one binary'}; peers now report ${versions.join(', ')}): ${searches} searches on the RF 2 collection through its Service, ${retried} retried once, ${errors.length} failed; restart order ${order.join(', ')}`,
     );
     expect(order).toEqual([`${name}-qdrant-2`, `${name}-qdrant-1`, `${name}-qdrant-0`]);
     expect(errors).toEqual([]);
+    expect(versions).toEqual([0, 1, 2].map(() => upgrade.peersReport ?? versions[0]));
     expect((await qdrant(0, 'POST', '/collections/rf2/points/count', { exact: true })).count).toBe(200);
   });
 

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import {
   InferencePlatform,
+  sampleInferencePlatform,
   toV1beta1,
 } from '@cv-platform/inference-platform-api';
 import {
@@ -15,7 +16,7 @@ import {
   ensureBinaries,
   eventually,
   podProcesses,
-  qdrantBinary,
+  realQdrantBinary,
 } from '@cv-platform/local-cluster';
 import { Operator, loadKubeConfig, names } from '@cv-platform/operator';
 import { ensureMobileNetV2Onnx } from '../__testUtils__/nsfwjsMobileNetV2';
@@ -36,6 +37,16 @@ import { writeTinyModel } from '../__testUtils__/writeTinyModel';
  * kernel's own.
  */
 jest.setTimeout(600_000);
+
+/**
+ * The real-Qdrant variant (3 peers, Raft, replication) runs when a binary
+ * serves the sample's Qdrant version; without one the pods run the stand-in
+ * (one peer), which CI does not accept.
+ */
+const realQdrant = realQdrantBinary(
+  "the seed sample's real-Qdrant variant",
+  sampleInferencePlatform('seed', 'seed').spec.qdrant.version,
+);
 
 const run = promisify(execFile);
 const ns = 'seed';
@@ -89,7 +100,7 @@ const kubectl = (...args: string[]) =>
 /** The seed sample, scaled to one machine: 1 stand-in peer (3 with a Qdrant binary), 2 servers. */
 function seed(name: string, modelUrl: string): InferencePlatform {
   return scaledSeed(name, ns, {
-    qdrantReplicas: qdrantBinary() ? 3 : 1,
+    qdrantReplicas: realQdrant ? 3 : 1,
     inferenceReplicas: 2,
     modelUrl,
     s3,
@@ -196,13 +207,6 @@ async function searchesThroughService(
 }
 
 beforeAll(async () => {
-  if (!qdrantBinary()) {
-    // eslint-disable-next-line no-console
-    console.warn(
-      'SKIPPED: the real-Qdrant variant (no QDRANT_BIN, no ~/.cache/cv-platform/qdrant/qdrant): ' +
-        'qdrant/qdrant pods run the stand-in, one peer, no Raft',
-    );
-  }
   cluster = await LocalCluster.start({
     realNode: true,
     realNodeClaimsGpus: { count: 2, product: GPU_PRODUCT },
@@ -285,7 +289,7 @@ describe('the seed sample on real pods', () => {
       ready,
     )}.${ns}.svc:6335`;
     expect(peer0).toMatch(
-      qdrantBinary()
+      realQdrant
         ? /qdrant/i
         : new RegExp(
             `Qdrant stand-in .*ignoring args: --uri ${selfUri.replace(
@@ -345,11 +349,11 @@ describe('the seed sample on real pods', () => {
     // On real Qdrant, the collection the servers created keeps two copies
     // of every shard: spec.qdrant.replicationFactor defaults to 2 from two
     // peers, through the operator's ConfigMap (Qdrant's own default is 1).
-    const replication = qdrantBinary()
+    const replication = realQdrant
       ? await collectionReplication(ready)
       : undefined;
     expect(replication).toEqual(
-      qdrantBinary() ? { inQdrant: 2, inStatus: [2] } : undefined,
+      realQdrant ? { inQdrant: 2, inStatus: [2] } : undefined,
     );
   });
 

@@ -5,6 +5,7 @@ import { CONVERSION_WEBHOOK_SERVICE, GROUP, PLURAL } from '@cv-platform/inferenc
 import { KubeApiError, KubeClient } from '../kube/KubeClient';
 import { Logger, noopLogger } from '../logger';
 import { BadReviewError, reviewConversion } from './conversionReview';
+import { conversionWebhookUrl } from './conversionWebhookUrl';
 import { certificateNotAfter, issueCertificate } from './issueCertificate';
 
 /** @public */
@@ -15,9 +16,10 @@ export interface ConversionWebhookOptions {
   host?: string;
   /**
    * How the API server reaches the webhook: a URL (an operator outside the
-   * cluster, e.g. on the control plane's host: https://127.0.0.1:9443/convert)
-   * or, by default, the webhook Service in the operator's namespace.
-   * `{port}` is filled in with the port it listens on (for port 0).
+   * cluster, e.g. on the control plane's host: https://127.0.0.1:9443, to which
+   * the path /convert is added when it has none) or, by default, the webhook
+   * Service in the operator's namespace. `{port}` is filled in with the port
+   * it listens on (for port 0).
    */
   url?: string;
   service?: { namespace: string; name: string; port?: number };
@@ -242,7 +244,7 @@ export class ConversionWebhook {
       return;
     }
     const bundle = Buffer.from(caBundle).toString('base64');
-    const url = this.options.url?.replace('{port}', String(this.port));
+    const url = this.options.url === undefined ? undefined : conversionWebhookUrl(this.options.url, this.port);
     const clientConfig = url ? { url, service: null, caBundle: bundle } : { url: null, service: this.service(), caBundle: bundle };
     const live = conversion.webhook?.clientConfig ?? {};
     const same =

@@ -7,6 +7,7 @@ import path from 'node:path';
 import yaml from 'js-yaml';
 import { ManagedProcess } from './ManagedProcess';
 import { runBuildScript } from './runBuildScript';
+import { findRepoRoot } from './findRepoRoot';
 import { ApiRequester } from './ApiRequester';
 import { createPki, Pki } from './pki';
 import { freePort } from './freePort';
@@ -60,17 +61,6 @@ export interface LocalClusterOptions {
 
 const sleep = (ms: number) => new Promise(r => setTimeout(r, ms));
 
-// The harness only ever runs from the source tree, never from a bundle.
-// eslint-disable-next-line no-restricted-syntax
-export function findRepoRoot(start = __dirname): string {
-  let dir = start;
-  for (;;) {
-    if (fs.existsSync(path.join(dir, 'tools', 'control-plane', 'build.sh'))) return dir;
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error(`no repository root above ${start}`);
-    dir = parent;
-  }
-}
 
 /** Builds (or reuses from the cache) the control-plane binaries; returns their directory. */
 export function ensureBinaries(repoRoot = findRepoRoot()): string {

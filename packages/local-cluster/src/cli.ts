@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { LocalCluster } from './LocalCluster';
+import { onLauncherExit } from './onLauncherExit';
 
 const usage = `usage:
   local-cluster start [--real-node] [--kubeconfig-out FILE]   run until interrupted
@@ -39,6 +40,11 @@ async function main(argv: string[]) {
     await new Promise<void>(resolve => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
+      // A SIGTERM meant for `npx tsx cli.ts start` may stop only its launchers.
+      onLauncherExit(() => {
+        console.error('[local-cluster] the process that started it is gone: stopping');
+        resolve();
+      });
     });
     await stop();
     return 0;
@@ -62,6 +68,7 @@ async function main(argv: string[]) {
   };
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);
+  onLauncherExit(() => forward('SIGTERM'));
   const code = await new Promise<number>(resolve =>
     child.on('exit', (c, s) => resolve(c ?? (s ? 1 : 0))),
   );

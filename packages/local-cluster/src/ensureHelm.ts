@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { findRepoRoot } from './LocalCluster';
+import { findRepoRoot } from './findRepoRoot';
 import { runBuildScript } from './runBuildScript';
 
 /** Builds (or reuses from the cache) helm from its pinned Go module; returns the binary's path. */

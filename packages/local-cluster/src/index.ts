@@ -1,4 +1,5 @@
-export { LocalCluster, ensureBinaries, findRepoRoot } from './LocalCluster';
+export { LocalCluster, ensureBinaries } from './LocalCluster';
+export { findRepoRoot } from './findRepoRoot';
 export type { LocalClusterOptions } from './LocalCluster';
 export { ApiRequester } from './ApiRequester';
 export { freePort } from './freePort';
@@ -6,7 +7,15 @@ export * from './fakeNodes';
 export * from './testCluster';
 export { NODE_NETWORK, podNetnsName, podProcesses } from './realNode/hostNetwork';
 export { REAL_NODE_NAME } from './realNode/RealNode';
-export { qdrantBinary } from './realNode/imageMap';
+export {
+  qdrantBinary,
+  qdrantBinaryTags,
+  resolveQdrantBinary,
+  nearestQdrantTag,
+  realQdrantBinary,
+  whereQdrantBinariesAreExpected,
+} from './realNode/qdrantBinaries';
+export type { QdrantBinaryChoice, QdrantBinarySources } from './realNode/qdrantBinaries';
 export { QdrantClusterDouble, closeServer } from './simulatedQdrant/QdrantClusterDouble';
 export type { RecordedCall } from './simulatedQdrant/QdrantClusterDouble';
 export { SimulatedQdrant } from './simulatedQdrant/SimulatedQdrant';

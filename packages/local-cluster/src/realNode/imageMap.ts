@@ -1,5 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import {
+  QdrantBinaryChoice,
+  nearestQdrantTag,
+  qdrantBinarySources,
+  qdrantBinaryTags,
+  resolveQdrantBinary,
+} from './qdrantBinaries';
 
 /** One entry of the node agent's image map (see tools/node-agent/imagemap.go). */
 export interface ImageProgram {
@@ -14,29 +21,6 @@ export interface ImageProgram {
   files?: Record<string, string>;
 }
 
-/** Where a locally built Qdrant binary is looked for when QDRANT_BIN is not set. */
-export function defaultQdrantBin(): string {
-  const cache =
-    process.env.CV_PLATFORM_CACHE ??
-    path.join(
-      process.env.XDG_CACHE_HOME ??
-        path.join(process.env.HOME ?? '/root', '.cache'),
-      'cv-platform',
-    );
-  return path.join(cache, 'qdrant', 'qdrant');
-}
-
-export function qdrantBinary(): string | undefined {
-  const configured = process.env.QDRANT_BIN;
-  if (configured) {
-    if (!fs.existsSync(configured))
-      throw new Error(`QDRANT_BIN=${configured} does not exist`);
-    return configured;
-  }
-  const cached = defaultQdrantBin();
-  return fs.existsSync(cached) ? cached : undefined;
-}
-
 /**
  * The documented image map (README, "Real pods"): which program each image
  * runs on the real node.
@@ -45,9 +29,10 @@ export function qdrantBinary(): string | undefined {
  *   samples' `my-repo/cv-inference`) runs this repository's inference-service
  *   from source, as its Dockerfile's ENTRYPOINT does (`fetch-model` in the
  *   model-loader init container, the server otherwise);
- * - `qdrant/qdrant:<any>` runs the Qdrant binary from QDRANT_BIN (or the
- *   cache path), else the Qdrant stand-in, through the image's
- *   `/qdrant/entrypoint.sh` as the pod's command expects;
+ * - `qdrant/qdrant:<tag>` runs a real Qdrant binary (qdrantBinaries.ts:
+ *   QDRANT_BIN for every tag, else the tag's own binary, else the nearest of
+ *   its minor, saying so in the pod's log), else the Qdrant stand-in,
+ *   through the image's `/qdrant/entrypoint.sh` as the pod's command expects;
  * - the operator image (`ghcr.io/cv-platform/inference-platform-operator`, as
  *   the Helm chart names it, under any registry) runs this repository's
  *   operator from source;
@@ -97,45 +82,16 @@ export function imageMap(
     group: 1000,
     files: { [repoRoot]: repoRoot },
   };
-  const qdrantDir = path.join(workDir, 'images', 'qdrant');
-  fs.mkdirSync(qdrantDir, { recursive: true });
-  const bin = qdrantBinary();
-  const standIn = path.join(
-    repoRoot,
-    'inference-service',
-    'src',
-    '__testUtils__',
-    'qdrantStandIn.ts',
-  );
-  fs.writeFileSync(
-    path.join(qdrantDir, 'entrypoint.sh'),
-    bin
-      ? '#!/bin/sh\n# Qdrant image entrypoint on the real node: the configured Qdrant binary.\nexec /qdrant/qdrant "$@"\n'
-      : `#!/bin/sh\n# No Qdrant binary configured (QDRANT_BIN): the stand-in, which says so.\nexec node --import file://${tsx} ${standIn} "$@"\n`,
-    { mode: 0o755 },
-  );
-  const qdrantFiles: Record<string, string> = {
-    '/qdrant': qdrantDir,
-    [repoRoot]: repoRoot,
-  };
-  if (bin) qdrantFiles['/qdrant/qdrant'] = bin;
+  const qdrant = qdrantImages(repoRoot, workDir, tsx, nodeImage);
   return {
-    qdrant: bin ? `Qdrant binary ${bin}` : 'Qdrant stand-in (no QDRANT_BIN)',
+    qdrant: qdrant.description,
     images: [
       { pattern: 'cv-platform/inference-service:*', ...inference },
       { pattern: '*/cv-inference:*', ...inference },
       { pattern: 'cv-inference:*', ...inference },
       { pattern: '*/*/inference-platform-operator:*', ...operator },
       { pattern: '*/inference-platform-operator:*', ...operator },
-      {
-        pattern: 'qdrant/qdrant:*',
-        entrypoint: ['./entrypoint.sh'],
-        workingDir: '/qdrant',
-        env: { ...nodeImage, RUN_MODE: 'production' },
-        user: 0,
-        group: 0,
-        files: qdrantFiles,
-      },
+      ...qdrant.images,
       {
         pattern: 'node:*',
         cmd: ['node'],
@@ -147,4 +103,92 @@ export function imageMap(
       { pattern: 'busybox:*', cmd: ['sh'], env: nodeImage, user: 0, group: 0 },
     ],
   };
+}
+
+/**
+ * The `qdrant/qdrant` entries, first match wins: with QDRANT_BIN one binary
+ * for every tag; else each tag with a binary runs its own, a tag of a minor
+ * that has one runs the nearest of that minor (its entrypoint says so in the
+ * pod's log), and any other tag runs the stand-in.
+ */
+function qdrantImages(
+  repoRoot: string,
+  workDir: string,
+  tsx: string,
+  nodeImage: Record<string, string>,
+): { images: ImageProgram[]; description: string } {
+  const standIn = path.join(repoRoot, 'inference-service', 'src', '__testUtils__', 'qdrantStandIn.ts');
+  const sources = qdrantBinarySources(repoRoot);
+  const entry = (pattern: string, dirName: string, script: string, bin?: string): ImageProgram => {
+    const dir = path.join(workDir, 'images', dirName);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'entrypoint.sh'), `#!/bin/sh\n${script}`, { mode: 0o755 });
+    const files: Record<string, string> = { '/qdrant': dir, [repoRoot]: repoRoot };
+    if (bin) files['/qdrant/qdrant'] = bin;
+    return {
+      pattern,
+      entrypoint: ['./entrypoint.sh'],
+      workingDir: '/qdrant',
+      env: { ...nodeImage, RUN_MODE: 'production' },
+      user: 0,
+      group: 0,
+      files,
+    };
+  };
+  const runBinary = (why: string) => `# Qdrant image entrypoint on the real node: ${why}\nexec /qdrant/qdrant "$@"\n`;
+  const standInEntry = (why: string) =>
+    entry(
+      'qdrant/qdrant:*',
+      'qdrant',
+      `# ${why}: the stand-in, which says so.\nexec node --import file://${tsx} ${standIn} "$@"\n`,
+    );
+
+  if (sources.bin) {
+    const only = resolveQdrantBinary(undefined, sources)!;
+    return {
+      images: [entry('qdrant/qdrant:*', 'qdrant', runBinary('the binary in QDRANT_BIN, for every tag.'), only.path)],
+      description: `Qdrant binary ${only.path} (QDRANT_BIN) for every tag`,
+    };
+  }
+  const tags = qdrantBinaryTags(sources);
+  if (tags.length === 0) {
+    return {
+      images: [standInEntry('No Qdrant binary (QDRANT_BIN, QDRANT_BIN_DIR, QDRANT_SHARED_DIR)')],
+      description: 'Qdrant stand-in (no Qdrant binary)',
+    };
+  }
+  const chosen = new Map<string, QdrantBinaryChoice>(tags.map(t => [t, resolveQdrantBinary(t, sources)!]));
+  const images: ImageProgram[] = tags.map(t =>
+    entry(`qdrant/qdrant:${t}`, `qdrant-${t}`, runBinary(`Qdrant ${t}.`), chosen.get(t)!.path),
+  );
+  // Tags without a binary of their own: each patch up to the highest one
+  // there is gets its nearest explicitly; above it, the highest is nearest.
+  const minors = new Map<string, string[]>();
+  for (const t of tags) {
+    const minor = t.replace(/\.\d+$/, '');
+    minors.set(minor, [...(minors.get(minor) ?? []), t]);
+  }
+  for (const [minor, ofMinor] of minors) {
+    const highest = ofMinor[ofMinor.length - 1];
+    const maxPatch = Number(highest.split('.')[2]);
+    const substitutes = [
+      ...Array.from({ length: maxPatch }, (_, p) => `${minor}.${p}`).filter(t => !ofMinor.includes(t)),
+      `${minor}.*`,
+    ];
+    for (const t of substitutes) {
+      const serving = t.endsWith('*') ? highest : nearestQdrantTag(t, ofMinor)!;
+      images.push(
+        entry(
+          `qdrant/qdrant:${t}`,
+          `qdrant-${t.replace('*', 'any')}`,
+          `echo "qdrant image qdrant/qdrant:${t}: no Qdrant binary for this tag here; running ${serving}, the nearest of ${minor}" >&2\n${runBinary(
+            `Qdrant ${serving} standing in for ${t}.`,
+          )}`,
+          chosen.get(serving)!.path,
+        ),
+      );
+    }
+  }
+  images.push(standInEntry(`No Qdrant binary of this minor (binaries here: ${tags.join(', ')})`));
+  return { images, description: `Qdrant binaries ${tags.join(', ')} by tag (nearest of the same minor, else the stand-in)` };
 }

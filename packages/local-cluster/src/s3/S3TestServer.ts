@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import os from 'node:os';
-import { findRepoRoot } from '../LocalCluster';
+import { findRepoRoot } from '../findRepoRoot';
 import { freePort } from '../freePort';
 
 /** Pinned in tools/s3server/go.mod; bump both together. */
