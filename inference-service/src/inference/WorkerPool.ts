@@ -2,14 +2,9 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ModelMetadata, ModelSpec } from '../model/describeModel';
 import { createTensorPacker } from './createTensorPacker';
+import type { TensorPreprocess } from './TensorPreprocess';
 
-/** How pixels become model input; mirrors the PREPROCESS_* settings. */
-export interface TensorPreprocess {
-  mean: [number, number, number];
-  std: [number, number, number];
-  scale: number;
-  channelOrder: 'RGB' | 'BGR';
-}
+export type { TensorPreprocess };
 
 export interface WorkerPoolOptions {
   modelPath: string;

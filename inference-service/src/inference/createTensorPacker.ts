@@ -1,5 +1,5 @@
 import type { ModelSpec } from '../model/describeModel';
-import type { TensorPreprocess } from './WorkerPool';
+import type { TensorPreprocess } from './TensorPreprocess';
 
 /** Writes one image's HWC uint8 RGB pixels as model input at `offset` of `out`. */
 export type TensorPacker = (pixels: Uint8Array, out: Float32Array, offset: number) => void;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { FetchedModel } from './fetchModel';
+import type { FetchedModel } from './FetchedModel';
 import { ModelFetchError } from './ModelFetchError';
 
 const DEFAULT_MAX_BYTES = 4 * 1024 ** 3;

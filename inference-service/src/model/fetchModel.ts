@@ -5,6 +5,9 @@ import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { downloadToCache } from './downloadToCache';
 import { ModelFetchError } from './ModelFetchError';
+import type { FetchedModel } from './FetchedModel';
+
+export type { FetchedModel };
 
 export interface FetchOptions {
   /** Where downloads are written (the model file must be on disk for the workers). */
@@ -13,14 +16,6 @@ export interface FetchOptions {
   s3?: { endpoint?: string; forcePathStyle?: boolean; region?: string };
   timeoutMs?: number;
   maxBytes?: number;
-}
-
-export interface FetchedModel {
-  path: string;
-  /** A download the caller should delete once the workers have loaded it. */
-  temporary: boolean;
-  /** Where it came from, without credentials, for logs and /readyz. */
-  source: string;
 }
 
 export { ModelFetchError };
