@@ -22,7 +22,6 @@ report() {
   printf '%s\n' "${phases[@]}" >&2
   echo "   total ${SECONDS}s" >&2
 }
-trap report EXIT
 # The Go tools (control plane; helm, whose first build inside a test would
 # hold that test's event loop for minutes; the real node) build while npm
 # installs.
@@ -30,6 +29,8 @@ bash scripts/build-tools.sh &
 tools=$!
 bash scripts/ensure-deps.sh
 wait "$tools"
+# Only now: a background job forked while the trap was set would run it too.
+trap report EXIT
 phase 'api reports'
 export CI=true
 # The published packages' API (release tags, reports) and dependencies (knip)

@@ -5,14 +5,14 @@ import { ImageDecodeError } from '../inference/decodeImage';
 import { Metrics } from '../metrics/createMetrics';
 import {
   DimensionMismatchError,
-  Payload,
   PayloadFilter,
   VectorStore,
 } from '../vectorstore/VectorStore';
-import { ID_KEY } from '../vectorstore/QdrantVectorStore';
 import { HttpError } from './HttpError';
 import { parseImageRequest } from './parseImageRequest';
 import { ForwardWrite } from './forwardWrites';
+import { parseId, parseJsonObject, parsePayload } from './requestFields';
+import { indexBatch } from './indexBatch';
 
 export interface Readiness {
   ready: boolean;
@@ -34,7 +34,13 @@ export interface AppDeps {
   embedder: Embedder;
   store: VectorStore;
   metrics: Metrics;
-  limits: { maxImageBytes: number; maxK: number; maxInflight: number };
+  limits: {
+    maxImageBytes: number;
+    maxK: number;
+    maxInflight: number;
+    /** POST /v1/index/batch: points per upsert, items in flight per request. */
+    batch?: { upsertBatch: number; window: number };
+  };
   readiness: () => Promise<Readiness>;
   reload: (modelUrl?: string) => Promise<object>;
   /** A canary's servers: writes also go to the stable servers. */
@@ -71,58 +77,6 @@ function parseModelUrl(value: unknown): string | undefined {
     );
   }
   return value;
-}
-
-function parseId(value: string | undefined): string {
-  if (value === undefined || value === '')
-    throw new HttpError(400, 'missing_id', 'an id is required');
-  const hasControlChars = [...value].some(
-    ch => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f,
-  );
-  if (value.length > 256 || hasControlChars) {
-    throw new HttpError(
-      400,
-      'invalid_id',
-      'id must be 1-256 characters without control characters',
-    );
-  }
-  return value;
-}
-
-function parseJsonObject(
-  value: string | undefined,
-  name: string,
-): Record<string, unknown> | undefined {
-  if (value === undefined || value === '') return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    throw new HttpError(
-      400,
-      `invalid_${name}`,
-      `${name} must be a JSON object`,
-    );
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new HttpError(
-      400,
-      `invalid_${name}`,
-      `${name} must be a JSON object`,
-    );
-  }
-  return parsed as Record<string, unknown>;
-}
-
-function parsePayload(value: string | undefined): Payload {
-  const payload = (parseJsonObject(value, 'payload') ?? {}) as Payload;
-  if (ID_KEY in payload)
-    throw new HttpError(
-      400,
-      'invalid_payload',
-      `payload key ${ID_KEY} is reserved`,
-    );
-  return payload;
 }
 
 function parseFilter(value: string | undefined): PayloadFilter | undefined {
@@ -303,6 +257,22 @@ export function createApp(deps: AppDeps): express.Express {
         model: { version: modelVersion },
       });
     }),
+  );
+
+  app.post(
+    '/v1/index/batch',
+    admit,
+    route(
+      indexBatch({
+        embedder,
+        store,
+        metrics,
+        maxImageBytes: limits.maxImageBytes,
+        upsertBatch: limits.batch?.upsertBatch ?? 64,
+        window: limits.batch?.window ?? 32,
+        forwardWrite: deps.forwardWrite,
+      }),
+    ),
   );
 
   app.post(

@@ -71,11 +71,17 @@ export class LocalVectorStore implements VectorStore {
   }
 
   async upsert(point: PointInput): Promise<void> {
-    this.checkDim(point.vector);
-    this.points.set(point.id, {
-      vector: Float32Array.from(point.vector),
-      payload: point.payload,
-    });
+    await this.upsertMany([point]);
+  }
+
+  async upsertMany(points: PointInput[]): Promise<void> {
+    for (const point of points) this.checkDim(point.vector);
+    for (const point of points) {
+      this.points.set(point.id, {
+        vector: Float32Array.from(point.vector),
+        payload: point.payload,
+      });
+    }
     await this.persist();
   }
 

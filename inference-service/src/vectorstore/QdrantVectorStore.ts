@@ -134,16 +134,19 @@ export class QdrantVectorStore implements VectorStore {
   }
 
   async upsert(point: PointInput): Promise<void> {
+    await this.upsertMany([point]);
+  }
+
+  async upsertMany(points: PointInput[]): Promise<void> {
+    if (points.length === 0) return;
     await call('upsert', () =>
       this.client.upsert(this.options.collection, {
         wait: true,
-        points: [
-          {
-            id: pointUuid(point.id),
-            vector: Array.from(point.vector),
-            payload: { ...point.payload, [ID_KEY]: point.id },
-          },
-        ],
+        points: points.map(point => ({
+          id: pointUuid(point.id),
+          vector: Array.from(point.vector),
+          payload: { ...point.payload, [ID_KEY]: point.id },
+        })),
       }),
     );
   }

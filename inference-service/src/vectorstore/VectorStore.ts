@@ -35,6 +35,8 @@ export interface VectorStore {
    */
   ensureCollection(dim: number): Promise<void>;
   upsert(point: PointInput): Promise<void>;
+  /** Many points in one write (a batch request's items). */
+  upsertMany(points: PointInput[]): Promise<void>;
   search(
     vector: Float32Array,
     k: number,

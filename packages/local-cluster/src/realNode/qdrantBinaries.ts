@@ -44,12 +44,25 @@ function cacheDir(): string {
   );
 }
 
+/**
+ * `shared/qdrant` beside the repository (`../shared/qdrant`), or beside one of
+ * the directories above it, where a checkout is cloned one level deeper;
+ * `../shared/qdrant` when there is none, for the message that says where.
+ */
+function sharedQdrantDir(repoRoot: string): string {
+  for (let dir = path.dirname(repoRoot); path.dirname(dir) !== dir; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'shared', 'qdrant');
+    if (fs.existsSync(candidate)) return candidate;
+  }
+  return path.join(repoRoot, '..', 'shared', 'qdrant');
+}
+
 /** The sources from the environment: QDRANT_BIN, QDRANT_BIN_DIR, QDRANT_SHARED_DIR. */
 export function qdrantBinarySources(repoRoot = findRepoRoot()): QdrantBinarySources {
   return {
     bin: process.env.QDRANT_BIN || undefined,
     versionsDir: process.env.QDRANT_BIN_DIR || path.join(cacheDir(), 'qdrant'),
-    sharedDir: process.env.QDRANT_SHARED_DIR || path.join(repoRoot, '..', 'shared', 'qdrant'),
+    sharedDir: process.env.QDRANT_SHARED_DIR || sharedQdrantDir(repoRoot),
     checksums: QDRANT_BINARY_SHA256,
   };
 }
