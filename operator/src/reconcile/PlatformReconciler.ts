@@ -8,7 +8,8 @@ import type { ChildMutator } from './ChildMutator';
 import { rfc3339Seconds } from '../kube/rfc3339Seconds';
 import { KubeApiError, KubeClient, resourcePath, ResourceRef } from '../kube/KubeClient';
 import { Logger } from '../logger';
-import { EventRecorder, EventType } from '../events/EventRecorder';
+import { EventRecorder } from '../events/EventRecorder';
+import { foldCreated, PendingEvent } from '../events/PendingEvent';
 import { OperatorMetrics } from '../metrics/OperatorMetrics';
 import { QdrantAdminClient } from '../qdrant/QdrantAdminClient';
 import { stableClusterInfo } from '../qdrant/stableClusterInfo';
@@ -21,9 +22,9 @@ import { ChildEventFilter } from './ChildEventFilter';
 import { shortHash } from './shortHash';
 import { Recreation, statefulSetRecreation } from './statefulSetRecreation';
 import { LastWrites } from './LastWrites';
-import { QdrantScaleDown, ScaleDownStep } from './QdrantScaleDown';
-import { QdrantRebalance } from './QdrantRebalance';
-import { QdrantRepair } from './QdrantRepair';
+import { QdrantScaleDown, ScaleDownStep } from '../qdrantTier/QdrantScaleDown';
+import { QdrantRebalance } from '../qdrantTier/QdrantRebalance';
+import { QdrantRepair } from '../qdrantTier/QdrantRepair';
 import { inferenceHorizontalPodAutoscaler, inferenceScaledObject, inferenceServiceMonitor, qdrantPodMonitor } from './scalingChildren';
 import { qdrantUpgradePartition, UpgradeStep } from './qdrantUpgradePartition';
 import { qdrantUnsettled } from '../qdrant/qdrantUnsettled';
@@ -148,30 +149,11 @@ type Child = { obj: any; ref: ResourceRef; cache: SharedInformer };
 
 /** How long a pass waits for Qdrant's first answer about a new cluster. */
 const FIRST_CLUSTER_INFO_WAIT_MS = 1000;
-/**
- * An Event to record once the pass is done: type, reason, message.
- *
- * @public
- */
-export type PendingEvent = [EventType, string, string];
-
 const objectId = (kind: string, namespace: string | undefined, name: string) => `${kind}/${namespace}/${name}`;
 const statusId = (p: InferencePlatform) => objectId('status', p.metadata.namespace, p.metadata.name!);
 
 function hashOf(obj: unknown): string {
   return shortHash(JSON.stringify(obj));
-}
-
-/**
- * One "Created" Event for the children a pass created, not one per child:
- * `kubectl describe` stays readable and a new platform costs one Event, not six.
- *
- * @public
- */
-export function foldCreated(events: PendingEvent[]): PendingEvent[] {
-  const created = events.filter(e => e[1] === 'Created').map(e => e[2].replace(/^Created /, '')).sort();
-  if (created.length < 2) return events;
-  return [['Normal', 'Created', `Created ${created.join(', ')}`], ...events.filter(e => e[1] !== 'Created')];
 }
 
 /**

@@ -4,7 +4,7 @@ import { observeCluster, operationTarget, statefulSetPeers } from '../qdrant/obs
 import { planScaleDown } from '../qdrant/planScaleDown';
 import { QdrantPeerClient } from '../qdrant/QdrantPeerClient';
 import { startShardOperations } from '../qdrant/startShardOperations';
-import type { PendingEvent } from './PlatformReconciler';
+import type { PendingEvent } from '../events/PendingEvent';
 
 export interface ScaleDownStep {
   /** The StatefulSet's replicas for this pass: lowered only past peers Raft no longer has. */
