@@ -27,9 +27,14 @@ export class ClusterInfoCache {
     },
   ) {}
 
-  /** When the answer the cache holds (or the one being asked for) was given; 0 when none. */
-  answeredAt(key: string): number {
-    return this.inFlight.has(key) ? Date.now() : this.answers.get(key)?.at ?? 0;
+  /** When the answer the cache holds was given. */
+  answeredAt(key: string): number | undefined {
+    return this.answers.get(key)?.at;
+  }
+
+  /** Whether Qdrant is being asked right now. */
+  asking(key: string): boolean {
+    return this.inFlight.has(key);
   }
 
   forget(key: string): void {

@@ -2,7 +2,7 @@ import { InferencePlatform, QdrantScaleDownStatus } from '@cv-platform/inference
 import { Logger } from '../logger';
 import { observeCluster, operationTarget, statefulSetPeers } from '../qdrant/observeCluster';
 import { planScaleDown } from '../qdrant/planScaleDown';
-import { QdrantPeerClient } from '../qdrant/QdrantPeerClient';
+import { QdrantError, QdrantPeerClient } from '../qdrant/QdrantPeerClient';
 import { startShardOperations } from '../qdrant/startShardOperations';
 import type { PendingEvent } from '../events/PendingEvent';
 
@@ -29,6 +29,31 @@ export class QdrantScaleDown {
       logger: Logger;
     },
   ) {}
+
+  /**
+   * The pass's part of a scale-down, when spec.qdrant.replicas is below the
+   * live StatefulSet's: the next drain step, or Blocked when Qdrant cannot be
+   * asked (the StatefulSet then keeps every pod). Undefined: no scale-down.
+   */
+  async plan(
+    p: InferencePlatform,
+    statefulSet: string,
+    live: number | undefined,
+    desired: number,
+    apiKey: () => Promise<string | undefined>,
+    events: PendingEvent[],
+  ): Promise<ScaleDownStep | undefined> {
+    if (live === undefined || desired >= live) return undefined;
+    try {
+      return await this.step(p, statefulSet, live, desired, await apiKey(), events);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      return {
+        replicas: live,
+        status: { fromReplicas: live, toReplicas: desired, step: 'Blocked', reason: 'QdrantUnreachable', message, leavingPeers: [], transfersInFlight: 0 },
+      };
+    }
+  }
 
   async step(
     p: InferencePlatform,
@@ -80,9 +105,12 @@ export class QdrantScaleDown {
         try {
           await this.o.client.removePeer(leader!.url, plan.peer.id, apiKey);
         } catch (e) {
-          const message = `removing peer ${plan.peer.id} from Raft failed: ${e instanceof Error ? e.message : e}`;
-          events.push(['Warning', 'PeerRemovalFailed', message]);
-          return { replicas: draining, status: { ...base, step: 'RemovingPeer', message } };
+          // 404: already removed (an answer older than the removal), which is the plan, not a failure.
+          if (!(e instanceof QdrantError && e.status === 404)) {
+            const message = `removing peer ${plan.peer.id} from Raft failed: ${e instanceof Error ? e.message : e}`;
+            events.push(['Warning', 'PeerRemovalFailed', message]);
+            return { replicas: draining, status: { ...base, step: 'RemovingPeer', message } };
+          }
         }
         this.o.logger.info('Removed Qdrant peer from the cluster', { ...log, peer: plan.peer.id, pod: `${statefulSet}-${plan.peer.ordinal}` });
         events.push(['Normal', 'RemovedQdrantPeer', `Removed peer ${plan.peer.id} (${statefulSet}-${plan.peer.ordinal}) from the Qdrant cluster; its pod can go`]);
