@@ -1,4 +1,4 @@
-import type { QdrantClusterInfo, QdrantScaleDownStatus } from '@cv-platform/inference-platform-api';
+import { QdrantClusterInfo, QdrantScaleDownStatus } from '@cv-platform/inference-platform-api';
 import type { InferenceServerState } from '../inference/InferenceServerStates';
 import type { ReloadFailure } from '../inference/ModelHotReload';
 import type { ObservedCanary } from './canaryStatus';
