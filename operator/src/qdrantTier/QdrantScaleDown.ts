@@ -10,6 +10,12 @@ export interface ScaleDownStep {
   /** The StatefulSet's replicas for this pass: lowered only past peers Raft no longer has. */
   replicas: number;
   status: QdrantScaleDownStatus;
+  /**
+   * Raft's members once this step removed a peer. Cluster info asked for
+   * before the removal still lists it: a pass that trusted that answer would
+   * call the peer unbacked (Degraded) or remove it again (a 404).
+   */
+  members?: string[];
 }
 
 /**
@@ -117,6 +123,7 @@ export class QdrantScaleDown {
         const remaining = leavingMembers.filter(m => m.id !== plan.peer.id);
         return {
           replicas: Math.max(desired, 1 + Math.max(-1, ...remaining.map(m => m.ordinal!))),
+          members: view.members.map(m => m.id).filter(id => id !== plan.peer.id),
           status: { ...base, leavingPeers: base.leavingPeers.filter(x => !x.endsWith(`(peer ${plan.peer.id})`)), step: 'RemovingPeer', message: `removed peer ${plan.peer.id} from Raft` },
         };
       }

@@ -101,6 +101,11 @@ export class QdrantTier {
       : undefined;
     if (scaleDown) desiredSts.spec.replicas = scaleDown.replicas;
     let clusterInfo = await this.clusterInfo.get(key, p, sts, spec.qdrant.replicas, true);
+    const members = scaleDown?.members;
+    if (members && clusterInfo?.peers?.some(x => !members.includes(x.id))) {
+      clusterInfo = { ...clusterInfo, peers: clusterInfo.peers.filter(x => members.includes(x.id)) };
+      this.clusterInfo.without(key, clusterInfo);
+    }
     if (!scaleDown && steady) {
       const deps = { client: this.peers, peerUrl: this.peerUrl, logger, apiKey };
       const info = await removeStrandedPeers(deps, p, clusterInfo, sts.spec?.replicas ?? spec.qdrant.replicas, events);
