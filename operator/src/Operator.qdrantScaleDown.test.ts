@@ -12,6 +12,7 @@ import {
   qdrantSts,
   sample,
   waitForPhase,
+  warningEvents,
   withNamespace,
 } from './__testUtils__/operatorTestEnv';
 
@@ -89,6 +90,9 @@ describe('scaling Qdrant', () => {
         (await get(`/api/v1/namespaces/${ns}/persistentvolumeclaims/storage-drain-qdrant-2`)).status === 404,
       );
       expect((await get(`/api/v1/namespaces/${ns}/persistentvolumeclaims/storage-drain-qdrant-1`)).status).toBe(200);
+      // A scale-down that went as planned asks nobody to look at anything (the scheduler's and volume controller's own Events aside).
+      const operatorWarnings = (await warningEvents(ns)).filter((e: any) => e.reportingComponent === 'inference-platform-operator');
+      expect(operatorWarnings.map((e: any) => `${e.reason}: ${e.message}`)).toEqual([]);
     });
   });
 

@@ -22,6 +22,7 @@ export * from './status/conditions';
 export * from './qdrant/QdrantAdminClient';
 export * from './qdrant/apiServerProxyRequest';
 export * from './events/EventRecorder';
+export * from './events/PendingEvent';
 export * from './metrics/OperatorMetrics';
 export * from './runtime/SharedInformers';
 export * from './kube/loadKubeConfig';

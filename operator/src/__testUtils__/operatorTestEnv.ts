@@ -149,3 +149,7 @@ export const qdrantSts = async (ns: string, name: string) => (await get(`/apis/a
 /** Events in a namespace with a reason. */
 export const eventsWithReason = async (ns: string, reason: string) =>
   (await api.request('GET', `/api/v1/namespaces/${ns}/events?fieldSelector=reason%3D${reason}`)).body.items;
+
+/** Warning Events in a namespace: what a person would be asked to look at. */
+export const warningEvents = async (ns: string) =>
+  (await api.request('GET', `/api/v1/namespaces/${ns}/events?fieldSelector=type%3DWarning`)).body.items;

@@ -1,5 +1,5 @@
 import { Logger } from '../logger';
-import type { PendingEvent } from '../reconcile/PlatformReconciler';
+import type { PendingEvent } from '../events/PendingEvent';
 import { containerInstance, InferenceServerState, ModelReloadError, ReloadServerModel } from './InferenceServerStates';
 
 /**

@@ -1,6 +1,7 @@
 import { CanaryStatus, ConditionType, DefaultedSpec } from '@cv-platform/inference-platform-api';
 import { ConditionInput, Reason } from './conditions';
-import { cannotStart, crashLooping, modelLoadFailure, rolloutComplete, stalledRollout, warmupTimeouts } from './computeStatus';
+import { cannotStart, crashLooping, modelLoadFailure, warmupTimeouts } from './podProblems';
+import { rolloutComplete, stalledRollout } from './rollout';
 
 /** @public */
 export interface ObservedCanary {

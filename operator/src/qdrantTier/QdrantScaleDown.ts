@@ -2,14 +2,20 @@ import { InferencePlatform, QdrantScaleDownStatus } from '@cv-platform/inference
 import { Logger } from '../logger';
 import { observeCluster, operationTarget, statefulSetPeers } from '../qdrant/observeCluster';
 import { planScaleDown } from '../qdrant/planScaleDown';
-import { QdrantPeerClient } from '../qdrant/QdrantPeerClient';
+import { QdrantError, QdrantPeerClient } from '../qdrant/QdrantPeerClient';
 import { startShardOperations } from '../qdrant/startShardOperations';
-import type { PendingEvent } from './PlatformReconciler';
+import type { PendingEvent } from '../events/PendingEvent';
 
 export interface ScaleDownStep {
   /** The StatefulSet's replicas for this pass: lowered only past peers Raft no longer has. */
   replicas: number;
   status: QdrantScaleDownStatus;
+  /**
+   * Raft's members once this step removed a peer. Cluster info asked for
+   * before the removal still lists it: a pass that trusted that answer would
+   * call the peer unbacked (Degraded) or remove it again (a 404).
+   */
+  members?: string[];
 }
 
 /**
@@ -29,6 +35,31 @@ export class QdrantScaleDown {
       logger: Logger;
     },
   ) {}
+
+  /**
+   * The pass's part of a scale-down, when spec.qdrant.replicas is below the
+   * live StatefulSet's: the next drain step, or Blocked when Qdrant cannot be
+   * asked (the StatefulSet then keeps every pod). Undefined: no scale-down.
+   */
+  async plan(
+    p: InferencePlatform,
+    statefulSet: string,
+    live: number | undefined,
+    desired: number,
+    apiKey: () => Promise<string | undefined>,
+    events: PendingEvent[],
+  ): Promise<ScaleDownStep | undefined> {
+    if (live === undefined || desired >= live) return undefined;
+    try {
+      return await this.step(p, statefulSet, live, desired, await apiKey(), events);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      return {
+        replicas: live,
+        status: { fromReplicas: live, toReplicas: desired, step: 'Blocked', reason: 'QdrantUnreachable', message, leavingPeers: [], transfersInFlight: 0 },
+      };
+    }
+  }
 
   async step(
     p: InferencePlatform,
@@ -80,15 +111,19 @@ export class QdrantScaleDown {
         try {
           await this.o.client.removePeer(leader!.url, plan.peer.id, apiKey);
         } catch (e) {
-          const message = `removing peer ${plan.peer.id} from Raft failed: ${e instanceof Error ? e.message : e}`;
-          events.push(['Warning', 'PeerRemovalFailed', message]);
-          return { replicas: draining, status: { ...base, step: 'RemovingPeer', message } };
+          // 404: already removed (an answer older than the removal), which is the plan, not a failure.
+          if (!(e instanceof QdrantError && e.status === 404)) {
+            const message = `removing peer ${plan.peer.id} from Raft failed: ${e instanceof Error ? e.message : e}`;
+            events.push(['Warning', 'PeerRemovalFailed', message]);
+            return { replicas: draining, status: { ...base, step: 'RemovingPeer', message } };
+          }
         }
         this.o.logger.info('Removed Qdrant peer from the cluster', { ...log, peer: plan.peer.id, pod: `${statefulSet}-${plan.peer.ordinal}` });
         events.push(['Normal', 'RemovedQdrantPeer', `Removed peer ${plan.peer.id} (${statefulSet}-${plan.peer.ordinal}) from the Qdrant cluster; its pod can go`]);
         const remaining = leavingMembers.filter(m => m.id !== plan.peer.id);
         return {
           replicas: Math.max(desired, 1 + Math.max(-1, ...remaining.map(m => m.ordinal!))),
+          members: view.members.map(m => m.id).filter(id => id !== plan.peer.id),
           status: { ...base, leavingPeers: base.leavingPeers.filter(x => !x.endsWith(`(peer ${plan.peer.id})`)), step: 'RemovingPeer', message: `removed peer ${plan.peer.id} from Raft` },
         };
       }

@@ -5,7 +5,7 @@ import { planRebalance, unevenPlacement } from '../qdrant/planRebalance';
 import { QdrantPeerClient } from '../qdrant/QdrantPeerClient';
 import { startShardOperations } from '../qdrant/startShardOperations';
 import { qdrantUnsettled } from '../qdrant/qdrantUnsettled';
-import type { PendingEvent } from './PlatformReconciler';
+import type { PendingEvent } from '../events/PendingEvent';
 
 /**
  * After a scale-up Qdrant leaves existing shards where they are: new peers

@@ -4,7 +4,7 @@ import { observeCluster, operationTarget, statefulSetPeers } from '../qdrant/obs
 import { deadReplicaKey, deadReplicas, planRepair } from '../qdrant/planRepair';
 import { QdrantPeerClient } from '../qdrant/QdrantPeerClient';
 import { startShardOperations } from '../qdrant/startShardOperations';
-import type { PendingEvent } from './PlatformReconciler';
+import type { PendingEvent } from '../events/PendingEvent';
 
 /**
  * Re-replicates shards whose replicas stay Dead: once a replica has been
