@@ -6,6 +6,9 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/ensure-deps.sh
+# TechDocs builds the Docs tab with mkdocs (a cached venv, see the script).
+PATH="$(bash scripts/ensure-mkdocs.sh):$PATH"
+export PATH
 if [[ -n "${KUBECONFIG:-}" ]]; then
   echo "using the cluster from KUBECONFIG=$KUBECONFIG" >&2
   exec npx backstage-cli repo start

@@ -12,6 +12,11 @@ import { ScaffolderPage, scaffolderPlugin } from '@backstage/plugin-scaffolder';
 import { orgPlugin } from '@backstage/plugin-org';
 import { UserSettingsPage } from '@backstage/plugin-user-settings';
 import {
+  TechDocsIndexPage,
+  techdocsPlugin,
+  TechDocsReaderPage,
+} from '@backstage/plugin-techdocs';
+import {
   inferencePlatformPlugin,
   InferencePlatformsPage,
 } from '@cv-platform/plugin-inference-platform';
@@ -43,6 +48,9 @@ const app = createApp({
     bind(orgPlugin.externalRoutes, {
       catalogIndex: catalogPlugin.routes.catalogIndex,
     });
+    bind(techdocsPlugin.externalRoutes, {
+      catalogIndex: catalogPlugin.routes.catalogIndex,
+    });
     bind(inferencePlatformPlugin.externalRoutes, {
       createPlatform: scaffolderPlugin.routes.root,
     });
@@ -62,6 +70,11 @@ const routes = (
     >
       {entityPage}
     </Route>
+    <Route path="/docs" element={<TechDocsIndexPage />} />
+    <Route
+      path="/docs/:namespace/:kind/:name/*"
+      element={<TechDocsReaderPage />}
+    />
     <Route path="/create" element={<ScaffolderPage />} />
     <Route
       path="/catalog-import"
