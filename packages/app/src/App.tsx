@@ -13,7 +13,6 @@ import { orgPlugin } from '@backstage/plugin-org';
 import { UserSettingsPage } from '@backstage/plugin-user-settings';
 import {
   TechDocsIndexPage,
-  techdocsPlugin,
   TechDocsReaderPage,
 } from '@backstage/plugin-techdocs';
 import {
@@ -46,9 +45,6 @@ const app = createApp({
       registerComponent: catalogImportPlugin.routes.importPage,
     });
     bind(orgPlugin.externalRoutes, {
-      catalogIndex: catalogPlugin.routes.catalogIndex,
-    });
-    bind(techdocsPlugin.externalRoutes, {
       catalogIndex: catalogPlugin.routes.catalogIndex,
     });
     bind(inferencePlatformPlugin.externalRoutes, {
