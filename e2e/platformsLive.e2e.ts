@@ -75,7 +75,9 @@ async function main() {
   const s3 = new S3TestServer();
   let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
   // A fresh TechDocs publish directory: the docs are really built on first view.
-  const techdocsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cv-e2e-techdocs-'));
+  const techdocsDir = fs.mkdtempSync(
+    path.join(os.tmpdir(), 'cv-e2e-techdocs-'),
+  );
   try {
     buildApp();
     const mkdocs = mkdocsBin();
@@ -475,7 +477,9 @@ async function main() {
       "the project's Docs tab shows the getting-started page, built by TechDocs on first view",
       async () => {
         await page.goto(
-          `${portal!.baseUrl}/catalog/default/component/${DOCS_COMPONENT}/docs/getting-started/`,
+          `${
+            portal!.baseUrl
+          }/catalog/default/component/${DOCS_COMPONENT}/docs/getting-started/`,
         );
         // TechDocs renders the page in a shadow root; locators pierce it.
         await page

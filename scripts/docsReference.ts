@@ -93,12 +93,15 @@ const cell = (s: string) =>
 
 const code = (s: string) => {
   const t = s.replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|');
-  return t.includes('`') ? `<code>${t.replace(/</g, '&lt;')}</code>` : `\`${t}\``;
+  return t.includes('`')
+    ? `<code>${t.replace(/</g, '&lt;')}</code>`
+    : `\`${t}\``;
 };
 
 function typeOf(s: Schema): string {
   if (s['x-kubernetes-int-or-string']) return 'integer or string';
-  if (s.type === 'array') return `array of ${s.items ? typeOf(s.items) : 'any'}`;
+  if (s.type === 'array')
+    return `array of ${s.items ? typeOf(s.items) : 'any'}`;
   if (
     s.type === 'object' &&
     !s.properties &&
@@ -107,7 +110,9 @@ function typeOf(s: Schema): string {
   )
     return `map of ${typeOf(s.additionalProperties)}`;
   if (s.type === 'string' && s.format) return `string (${s.format})`;
-  return s.type ?? (s['x-kubernetes-preserve-unknown-fields'] ? 'any' : 'object');
+  return (
+    s.type ?? (s['x-kubernetes-preserve-unknown-fields'] ? 'any' : 'object')
+  );
 }
 
 function constraints(s: Schema): string[] {
@@ -179,11 +184,13 @@ function walk(
   }
   const children =
     s.properties ??
-    (s.type === 'array' && s.items?.properties ? s.items.properties : undefined);
-  const childRequired =
-    (s.properties ? s.required : s.items?.required) ?? [];
+    (s.type === 'array' && s.items?.properties
+      ? s.items.properties
+      : undefined);
+  const childRequired = (s.properties ? s.required : s.items?.required) ?? [];
   const prefix = s.type === 'array' ? `${at}[]` : at;
-  for (const v of (s.type === 'array' && s.items?.['x-kubernetes-validations']) ||
+  for (const v of (s.type === 'array' &&
+    s.items?.['x-kubernetes-validations']) ||
     []) {
     rules.push({
       at: v.fieldPath ? `${prefix}${v.fieldPath}` : prefix,
@@ -238,8 +245,12 @@ function renderCrd(crd: Crd): string[] {
     `| Group | \`${group}\` |`,
     `| Scope | ${scope} |`,
     `| Plural / singular | \`${names.plural}\` / \`${names.singular ?? ''}\` |`,
-    `| Short names | ${(names.shortNames ?? []).map(n => `\`${n}\``).join(', ') || 'none'} |`,
-    `| Categories | ${(names.categories ?? []).map(n => `\`${n}\``).join(', ') || 'none'} |`,
+    `| Short names | ${
+      (names.shortNames ?? []).map(n => `\`${n}\``).join(', ') || 'none'
+    } |`,
+    `| Categories | ${
+      (names.categories ?? []).map(n => `\`${n}\``).join(', ') || 'none'
+    } |`,
     `| Versions | ${versions
       .map(
         v =>
@@ -258,9 +269,9 @@ function renderCrd(crd: Crd): string[] {
     const subs = [
       sub.status ? '`status`' : '',
       sub.scale
-        ? `\`scale\` (replicas at \`${sub.scale.specReplicasPath}\`, read from \`${
-            sub.scale.statusReplicasPath
-          }\`${
+        ? `\`scale\` (replicas at \`${
+            sub.scale.specReplicasPath
+          }\`, read from \`${sub.scale.statusReplicasPath}\`${
             sub.scale.labelSelectorPath
               ? `, selector at \`${sub.scale.labelSelectorPath}\``
               : ''
@@ -271,7 +282,9 @@ function renderCrd(crd: Crd): string[] {
     const columns = v.additionalPrinterColumns ?? [];
     if (columns.length) {
       out.push(
-        `#### Columns of \`kubectl get ${names.shortNames?.[0] ?? names.plural}\``,
+        `#### Columns of \`kubectl get ${
+          names.shortNames?.[0] ?? names.plural
+        }\``,
         '',
         '| Column | Type | From | Description |',
         '| --- | --- | --- | --- |',
