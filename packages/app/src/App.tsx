@@ -13,6 +13,7 @@ import { orgPlugin } from '@backstage/plugin-org';
 import { UserSettingsPage } from '@backstage/plugin-user-settings';
 import {
   TechDocsIndexPage,
+  TechDocsReaderLayout,
   TechDocsReaderPage,
 } from '@backstage/plugin-techdocs';
 import {
@@ -67,9 +68,14 @@ const routes = (
       {entityPage}
     </Route>
     <Route path="/docs" element={<TechDocsIndexPage />} />
+    {/* No search in this portal (no search backend): the reader without its search bar. */}
     <Route
       path="/docs/:namespace/:kind/:name/*"
-      element={<TechDocsReaderPage />}
+      element={
+        <TechDocsReaderPage>
+          <TechDocsReaderLayout withSearch={false} />
+        </TechDocsReaderPage>
+      }
     />
     <Route path="/create" element={<ScaffolderPage />} />
     <Route

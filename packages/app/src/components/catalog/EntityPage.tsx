@@ -98,7 +98,8 @@ const inferencePlatformTab = (
 /** The entity's TechDocs (backstage.io/techdocs-ref, or another entity's through backstage.io/techdocs-entity). */
 const techdocsTab = (
   <EntityLayout.Route path="/docs" title="Docs" if={isTechDocsAvailable}>
-    <EntityTechdocsContent />
+    {/* No search in this portal (no search backend), so no search bar. */}
+    <EntityTechdocsContent withSearch={false} />
   </EntityLayout.Route>
 );
 
