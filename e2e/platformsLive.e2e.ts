@@ -489,6 +489,14 @@ async function main() {
           .getByText('npm run test:all', { exact: false })
           .first()
           .waitFor({ timeout: 10_000 });
+        // The reader keeps a progress bar over the page until every stylesheet
+        // of the site has loaded (an unreachable web font would hold it for ever).
+        await waitFor(
+          'the TechDocs reader to finish loading the page (no progress bar)',
+          async () =>
+            (await page.locator('[role="progressbar"]').count()) === 0,
+          { timeoutMs: 30_000 },
+        );
         // The site really was built into this run's publish directory.
         const built = path.join(
           techdocsDir,
