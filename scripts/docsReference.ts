@@ -7,13 +7,18 @@
  *
  *   npx tsx scripts/docsReference.ts           # write the page (npm run build:docs-reference)
  *   npx tsx scripts/docsReference.ts --check   # exit 1 when the page differs (npm run check:docs-reference)
+ *
+ * The check also fails when docs/troubleshooting.md does not name a condition
+ * type or reason the operator sets (operator/src/status/conditions.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import {
+  ConditionType,
   inferencePlatformCrd,
   inferencePlatformRestoreCrd,
 } from '../packages/inference-platform-api/src';
+import { Reason } from '../operator/src/status/conditions';
 
 /** The subset of a CRD this page reads. */
 interface Schema {
@@ -82,6 +87,15 @@ interface Crd {
 
 const repoRoot = path.resolve(__dirname, '..');
 const PAGE = path.join(repoRoot, 'docs/reference/inference-platform-api.md');
+const TROUBLESHOOTING = path.join(repoRoot, 'docs/troubleshooting.md');
+
+/** Condition types and reasons the operator sets that docs/troubleshooting.md does not name. */
+function undocumentedReasons(): string[] {
+  const page = fs.readFileSync(TROUBLESHOOTING, 'utf8');
+  return [...Object.values(ConditionType), ...Object.values(Reason)].filter(
+    name => !new RegExp(`\\b${name}\\b`).test(page),
+  );
+}
 
 /** Text safe inside one Markdown table cell. */
 const cell = (s: string) =>
@@ -359,6 +373,18 @@ function main() {
       process.exit(1);
     }
     console.log(`${rel} matches the CRD schema`);
+    const missing = undocumentedReasons();
+    if (missing.length) {
+      console.error(
+        `docs/troubleshooting.md does not explain these condition types/reasons the operator sets: ${missing.join(
+          ', ',
+        )}`,
+      );
+      process.exit(1);
+    }
+    console.log(
+      'docs/troubleshooting.md names every condition type and reason the operator sets',
+    );
     return;
   }
   fs.mkdirSync(path.dirname(PAGE), { recursive: true });
