@@ -511,6 +511,19 @@ async function main() {
           path: path.join(artifacts, 'platformsLive-docs.png'),
           fullPage: true,
         });
+        // The System's Docs tab shows the same site (backstage.io/techdocs-entity).
+        await page.goto(
+          `${
+            portal!.baseUrl
+          }/catalog/default/system/cv-inference-platform/docs`,
+        );
+        await page
+          .getByRole('heading', {
+            // The site's heading (with its permalink), not the entity header's "CV inference platform".
+            name: /^CV inference platforms/,
+            level: 1,
+          })
+          .waitFor({ timeout: 60_000 });
       },
     );
 
