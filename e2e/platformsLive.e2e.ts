@@ -4,14 +4,18 @@
  * control plane, the Backstage backend (serving the freshly built app) and
  * headless Debian Chromium; creates a platform through the REST API, watches
  * it appear, scales it with a Kubernetes merge patch (what `kubectl edit`
- * sends) and watches the row follow, all without a reload.
+ * sends) and watches the row follow, all without a reload. The same portal
+ * then shows the project's own docs (TechDocs, built with mkdocs on first
+ * view) in the Docs tab of the repository's operator Component.
  *
  *   npx tsx e2e/platformsLive.e2e.ts
  *
  * Prints `N passed, M failed` last and exits non-zero on failure. Screenshots
  * and the backend log go to test-artifacts/.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Page } from 'playwright-core';
 import {
@@ -36,6 +40,20 @@ import { waitFor } from './support/waitFor';
 const artifacts = path.join(repoRoot, 'test-artifacts');
 const NAME = 'live-e2e';
 const COMPONENT = 'e2e-image-search';
+/** The repository's Component whose Docs tab renders docs/ (catalog-info.yaml). */
+const DOCS_COMPONENT = 'inference-platform-operator';
+
+/** The bin directory of the cached mkdocs venv (installed on first use). */
+function mkdocsBin(): string {
+  const result = spawnSync('bash', ['scripts/ensure-mkdocs.sh'], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  });
+  if (result.status !== 0)
+    throw new Error(`scripts/ensure-mkdocs.sh failed (exit ${result.status})`);
+  return result.stdout.trim().split('\n').pop()!;
+}
 
 async function readiness(
   page: Page,
@@ -56,8 +74,13 @@ async function main() {
   let portal: Portal | undefined;
   const s3 = new S3TestServer();
   let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
+  // A fresh TechDocs publish directory: the docs are really built on first view.
+  const techdocsDir = fs.mkdtempSync(
+    path.join(os.tmpdir(), 'cv-e2e-techdocs-'),
+  );
   try {
     buildApp();
+    const mkdocs = mkdocsBin();
     console.log('e2e: starting the local control plane ...');
     cluster = await LocalCluster.start({
       log: m => console.log(`[local-cluster] ${m}`),
@@ -67,10 +90,18 @@ async function main() {
     console.log('e2e: starting the backend ...');
     portal = await Portal.start({
       kubeconfig: cluster.kubeconfigPath,
-      env: cluster.env(),
       logFile: path.join(artifacts, 'platformsLive-backend.log'),
       // A component that names the platform, for the entity card.
       catalogYaml: componentNamingPlatform(COMPONENT, key, 'group:default/e2e'),
+      // The project's own entities, for its Docs tab.
+      catalogFiles: [path.join(repoRoot, 'catalog-info.yaml')],
+      extraConfig: [
+        'techdocs:',
+        '  publisher:',
+        '    local:',
+        `      publishDirectory: ${techdocsDir}`,
+      ],
+      env: { ...cluster.env(), PATH: `${mkdocs}:${process.env.PATH}` },
     });
     console.log(`e2e: portal at ${portal.baseUrl} (backend pid ${portal.pid})`);
     browser = await launchChromium();
@@ -442,6 +473,60 @@ async function main() {
       },
     );
 
+    await run.check(
+      "the project's Docs tab shows the getting-started page, built by TechDocs on first view",
+      async () => {
+        await page.goto(
+          `${
+            portal!.baseUrl
+          }/catalog/default/component/${DOCS_COMPONENT}/docs/getting-started/`,
+        );
+        // TechDocs renders the page in a shadow root; locators pierce it.
+        await page
+          .getByRole('heading', { name: 'Getting started', level: 1 })
+          .waitFor({ timeout: 180_000 });
+        await page
+          .getByText('npm run test:all', { exact: false })
+          .first()
+          .waitFor({ timeout: 10_000 });
+        // The reader keeps a progress bar over the page until every stylesheet
+        // of the site has loaded (an unreachable web font would hold it for ever).
+        await waitFor(
+          'the TechDocs reader to finish loading the page (no progress bar)',
+          async () =>
+            (await page.locator('[role="progressbar"]').count()) === 0,
+          { timeoutMs: 30_000 },
+        );
+        // The site really was built into this run's publish directory.
+        const built = path.join(
+          techdocsDir,
+          'default',
+          'component',
+          DOCS_COMPONENT,
+          'getting-started',
+          'index.html',
+        );
+        if (!fs.existsSync(built)) throw new Error(`${built} was not built`);
+        await page.screenshot({
+          path: path.join(artifacts, 'platformsLive-docs.png'),
+          fullPage: true,
+        });
+        // The System's Docs tab shows the same site (backstage.io/techdocs-entity).
+        await page.goto(
+          `${
+            portal!.baseUrl
+          }/catalog/default/system/cv-inference-platform/docs`,
+        );
+        await page
+          .getByRole('heading', {
+            // The site's heading (with its permalink), not the entity header's "CV inference platform".
+            name: /^CV inference platforms/,
+            level: 1,
+          })
+          .waitFor({ timeout: 60_000 });
+      },
+    );
+
     await run.check('the browser reported no uncaught errors', async () => {
       if (pageErrors.length) throw new Error(pageErrors.join('\n'));
     });
@@ -452,6 +537,7 @@ async function main() {
     await portal?.stop();
     await cluster?.stop();
     await s3.stop();
+    fs.rmSync(techdocsDir, { recursive: true, force: true });
   }
   run.finish();
 }

@@ -6,6 +6,13 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/ensure-deps.sh
+# TechDocs builds the Docs tab with mkdocs (a cached venv, see the script).
+# Without it the portal still runs; only the Docs tab cannot build.
+if mkdocs_bin=$(bash scripts/ensure-mkdocs.sh); then
+  export PATH="$mkdocs_bin:$PATH"
+else
+  echo "warning: mkdocs could not be installed (scripts/ensure-mkdocs.sh): the portal's Docs tab will not build" >&2
+fi
 if [[ -n "${KUBECONFIG:-}" ]]; then
   echo "using the cluster from KUBECONFIG=$KUBECONFIG" >&2
   exec npx backstage-cli repo start

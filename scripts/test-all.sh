@@ -36,6 +36,9 @@ export CI=true
 # The published packages' API (release tags, reports) and dependencies (knip)
 # match what is checked in; `npm run build:api-reports` updates them.
 npm run --silent check:api-reports
+# The API reference page (docs/reference) is generated from the CRD schema;
+# `npm run build:docs-reference` updates it.
+npm run --silent check:docs-reference
 phase 'unit and control-plane tests, portal smoke test'
 # The smoke test runs inside the same control plane, so the portal's embedded
 # operator really connects to a cluster.
@@ -48,6 +51,9 @@ npx backstage-cli repo test --runInBand --testPathPatterns=realPods
 phase 'browser: platforms live'
 # Browser end-to-end tests start their own control plane, backend and app.
 bash scripts/ensure-browser.sh
+# platformsLive opens the project's Docs tab, which TechDocs builds with mkdocs.
+PATH="$(bash scripts/ensure-mkdocs.sh):$PATH"
+export PATH
 npx tsc -p e2e --noEmit
 npx tsx e2e/platformsLive.e2e.ts
 phase 'browser: scaffolder'

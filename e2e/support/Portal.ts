@@ -61,6 +61,8 @@ export class Portal {
     waitForOperator?: boolean;
     /** Catalog entities (YAML documents) to serve instead of the repository's. */
     catalogYaml?: string;
+    /** Catalog files to serve beside catalogYaml (absolute paths), e.g. the repository's catalog-info.yaml. */
+    catalogFiles?: string[];
     /** More lines of app-config (top-level keys not set here). */
     extraConfig?: string[];
     /** More environment for the backend: the cluster's (LocalCluster.env()), e.g. where its simulated Qdrant answers. */
@@ -94,6 +96,10 @@ export class Portal {
               '  locations:',
               '    - type: file',
               `      target: ${catalogFile}`,
+              ...(options.catalogFiles ?? []).flatMap(f => [
+                '    - type: file',
+                `      target: ${f}`,
+              ]),
             ]
           : []),
         ...(options.extraConfig ?? []),

@@ -12,6 +12,11 @@ import { ScaffolderPage, scaffolderPlugin } from '@backstage/plugin-scaffolder';
 import { orgPlugin } from '@backstage/plugin-org';
 import { UserSettingsPage } from '@backstage/plugin-user-settings';
 import {
+  TechDocsIndexPage,
+  TechDocsReaderLayout,
+  TechDocsReaderPage,
+} from '@backstage/plugin-techdocs';
+import {
   inferencePlatformPlugin,
   InferencePlatformsPage,
 } from '@cv-platform/plugin-inference-platform';
@@ -62,6 +67,16 @@ const routes = (
     >
       {entityPage}
     </Route>
+    <Route path="/docs" element={<TechDocsIndexPage />} />
+    {/* No search in this portal (no search backend): the reader without its search bar. */}
+    <Route
+      path="/docs/:namespace/:kind/:name/*"
+      element={
+        <TechDocsReaderPage>
+          <TechDocsReaderLayout withSearch={false} />
+        </TechDocsReaderPage>
+      }
+    />
     <Route path="/create" element={<ScaffolderPage />} />
     <Route
       path="/catalog-import"

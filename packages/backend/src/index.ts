@@ -21,6 +21,9 @@ backend.add(
   import('@cv-platform/plugin-scaffolder-backend-module-inference-platform'),
 );
 
+// The project's own docs (mkdocs.yml, docs/), built on first view (techdocs in app-config.yaml).
+backend.add(import('@backstage/plugin-techdocs-backend'));
+
 backend.add(import('@backstage/plugin-permission-backend'));
 backend.add(
   import('@backstage/plugin-permission-backend-module-allow-all-policy'),

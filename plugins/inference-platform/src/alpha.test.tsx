@@ -56,9 +56,7 @@ describe('the plugin in the new frontend system', () => {
     );
     // The legacy page's own header subtitle is not drawn: the app frames the page.
     expect(
-      screen.queryByText(
-        'Qdrant + inference fleets declared as InferencePlatformV1beta1 resources',
-      ),
+      screen.queryByText('Inference platforms across your clusters'),
     ).not.toBeInTheDocument();
   });
 });

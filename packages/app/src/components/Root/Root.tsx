@@ -3,6 +3,7 @@ import { makeStyles } from '@material-ui/core';
 import HomeIcon from '@material-ui/icons/Home';
 import MemoryIcon from '@material-ui/icons/Memory';
 import CreateComponentIcon from '@material-ui/icons/AddCircleOutline';
+import LibraryBooks from '@material-ui/icons/LibraryBooks';
 import LogoFull from './LogoFull';
 import LogoIcon from './LogoIcon';
 import {
@@ -70,6 +71,7 @@ export const Root = ({ children }: PropsWithChildren<{}>) => (
           to="inference-platforms"
           text="Inference"
         />
+        <SidebarItem icon={LibraryBooks} to="docs" text="Docs" />
         <SidebarItem icon={CreateComponentIcon} to="create" text="Create..." />
         {/* End global nav */}
         <SidebarDivider />

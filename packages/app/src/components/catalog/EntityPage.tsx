@@ -23,6 +23,10 @@ import {
 } from '@backstage/plugin-org';
 import { EntityCatalogGraphCard } from '@backstage/plugin-catalog-graph';
 import {
+  EntityTechdocsContent,
+  isTechDocsAvailable,
+} from '@backstage/plugin-techdocs';
+import {
   EntityInferencePlatformCard,
   EntityInferencePlatformContent,
   isInferencePlatformAvailable,
@@ -91,12 +95,21 @@ const inferencePlatformTab = (
   </EntityLayout.Route>
 );
 
+/** The entity's TechDocs (backstage.io/techdocs-ref, or another entity's through backstage.io/techdocs-entity). */
+const techdocsTab = (
+  <EntityLayout.Route path="/docs" title="Docs" if={isTechDocsAvailable}>
+    {/* No search in this portal (no search backend), so no search bar. */}
+    <EntityTechdocsContent withSearch={false} />
+  </EntityLayout.Route>
+);
+
 const defaultEntityPage = (
   <EntityLayout>
     <EntityLayout.Route path="/" title="Overview">
       {overviewContent}
     </EntityLayout.Route>
     {inferencePlatformTab}
+    {techdocsTab}
   </EntityLayout>
 );
 
@@ -121,6 +134,7 @@ const systemPage = (
       </Grid>
     </EntityLayout.Route>
     {inferencePlatformTab}
+    {techdocsTab}
   </EntityLayout>
 );
 

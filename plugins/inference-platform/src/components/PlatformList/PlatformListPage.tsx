@@ -9,15 +9,15 @@ export function PlatformListPage() {
   return (
     <PageFrame
       title="Inference platforms"
-      subtitle="Qdrant + inference fleets declared as InferencePlatformV1beta1 resources"
+      subtitle="Inference platforms across your clusters"
     >
       <PlatformsStateProvider>
         <ContentHeader title="Platforms">
           <ConnectionIndicator />
           <SupportButton>
-            Each row is an InferencePlatformV1beta1 custom resource, reconciled
-            by the operator embedded in this portal. Rows update live; the
-            indicator shows whether the event feed is connected.
+            Each row is an InferencePlatform, a Kubernetes custom resource
+            reconciled by the operator. Rows update live; the indicator shows
+            whether the event feed is connected.
           </SupportButton>
         </ContentHeader>
         <PlatformList />
