@@ -384,6 +384,31 @@ describe('HTTP API (tiny model, local store)', () => {
     }
   });
 
+  it('splits each search into decode, embed and vector-store time, beside its total', async () => {
+    const count = async () => {
+      const text = (await request(service.app).get('/metrics').expect(200)).text;
+      const of = (stage: string) => {
+        const m = new RegExp(`^inference_search_stage_seconds_count\\{stage="${stage}"\\} (\\d+)$`, 'm').exec(text);
+        return m ? Number(m[1]) : 0;
+      };
+      const sum = (stage: string) => {
+        const m = new RegExp(`^inference_search_stage_seconds_sum\\{stage="${stage}"\\} ([0-9.e-]+)$`, 'm').exec(text);
+        return m ? Number(m[1]) : 0;
+      };
+      return { decode: of('decode'), embed: of('embed'), store: of('vector_store'), total: of('total'), sums: ['decode', 'embed', 'vector_store', 'total'].map(sum) };
+    };
+    const before = await count();
+    for (let i = 0; i < 3; i++) {
+      await request(service.app).post('/v1/search?k=1').set('Content-Type', 'image/jpeg').send(blue).expect(200);
+    }
+    const after = await count();
+    expect([after.decode - before.decode, after.embed - before.embed, after.store - before.store, after.total - before.total]).toEqual([3, 3, 3, 3]);
+    const [decode, embed, store, total] = after.sums.map((v, i) => v - before.sums[i]);
+    expect(Math.min(decode, embed, store)).toBeGreaterThan(0);
+    // The parts happen inside the total.
+    expect(decode + embed + store).toBeLessThanOrEqual(total);
+  });
+
   it('answers unknown routes with a JSON 404', async () => {
     const res = await request(service.app).get('/v2/nothing').expect(404);
     expect(res.body.error.code).toBe('not_found');

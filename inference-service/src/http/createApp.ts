@@ -279,11 +279,20 @@ export function createApp(deps: AppDeps): express.Express {
     '/v1/search',
     image,
     route(async (req, res) => {
+      const total = metrics.searchStageSeconds.startTimer({ stage: 'total' });
       const parsed = await parseImageRequest(req, limits.maxImageBytes);
       const k = parseK(parsed.fields.k, limits.maxK);
       const filter = parseFilter(parsed.fields.filter);
-      const { vector, modelVersion } = await embedder.embed(parsed.image);
+      const { vector, modelVersion, decodeSeconds, embedSeconds } =
+        await embedder.embed(parsed.image);
+      const query = metrics.searchStageSeconds.startTimer({
+        stage: 'vector_store',
+      });
       const results = await storeCall(() => store.search(vector, k, filter));
+      query();
+      metrics.searchStageSeconds.observe({ stage: 'decode' }, decodeSeconds);
+      metrics.searchStageSeconds.observe({ stage: 'embed' }, embedSeconds);
+      total();
       res.json({ k, results, model: { version: modelVersion } });
     }),
   );

@@ -14,7 +14,13 @@ export class ModelNotReadyError extends Error {}
 export interface Embedding {
   vector: Float32Array;
   modelVersion: number;
+  /** Seconds decoding the image (waiting for a decode slot included). */
+  decodeSeconds: number;
+  /** Seconds from the decoded pixels to the vector: the batch's wait and the model's run. */
+  embedSeconds: number;
 }
+
+const since = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
 
 /** Counting semaphore for the decode stage. */
 class Semaphore {
@@ -58,6 +64,7 @@ export class Embedder {
     // The lease keeps this version alive across a hot swap until we are done.
     const release = model.lease();
     try {
+      const decodeStart = process.hrtime.bigint();
       await this.decodeSlots.acquire();
       let pixels: Uint8Array;
       try {
@@ -70,8 +77,10 @@ export class Embedder {
       } finally {
         this.decodeSlots.release();
       }
+      const decodeSeconds = since(decodeStart);
+      const embedStart = process.hrtime.bigint();
       const vector = await model.batcher.submit(pixels);
-      return { vector, modelVersion: model.version };
+      return { vector, modelVersion: model.version, decodeSeconds, embedSeconds: since(embedStart) };
     } finally {
       release();
     }

@@ -17,6 +17,7 @@ export interface Metrics {
   modelReady: Gauge<string>;
   queueDepth: Gauge<string>;
   imagesRejected: Counter<'reason'>;
+  searchStageSeconds: Histogram<'stage'>;
   /** Where the queue-depth gauge reads its live value at scrape time. */
   setQueueDepthSource(fn: () => number): void;
 }
@@ -86,6 +87,13 @@ export function createMetrics(): Metrics {
       name: 'inference_images_rejected_total',
       help: 'Requests rejected before inference, by reason',
       labelNames: ['reason'],
+      registers: [registry],
+    }),
+    searchStageSeconds: new Histogram({
+      name: 'inference_search_stage_seconds',
+      help: 'Search latency by stage: decode (image to pixels), embed (pixels to vector: batch wait and model run), vector_store (the query), total (request read to answer)',
+      labelNames: ['stage'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     }),
     setQueueDepthSource(fn) {
