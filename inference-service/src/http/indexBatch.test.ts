@@ -44,8 +44,7 @@ describe('POST /v1/index/batch (tiny model, local store)', () => {
   });
 
   it('answers mixed good and bad items one by one, in order, and indexes the good ones', async () => {
-    const body =
-      ndjson([
+    const items = ndjson([
         { id: 'red', image: red.toString('base64'), payload: { color: 'red' }, source: 's3://images/red.png' },
         { id: 'corrupt', image: Buffer.from('not an image at all').toString('base64') },
         { id: 'huge', image: Buffer.alloc(MAX_BYTES + 1, 1).toString('base64') },
@@ -53,10 +52,8 @@ describe('POST /v1/index/batch (tiny model, local store)', () => {
         { image: red.toString('base64') },
         { id: 'reserved', image: red.toString('base64'), payload: { [ID_KEY]: 'x' } },
         { id: 'no-image' },
-      ]) +
-      '{not json\n' +
-      '\n' +
-      `${JSON.stringify({ id: 'blue', image: blue.toString('base64') })}\n`;
+      ]);
+    const body = `${items}{not json\n\n${JSON.stringify({ id: 'blue', image: blue.toString('base64') })}\n`;
     const res = await request(service.app)
       .post('/v1/index/batch')
       .set('Content-Type', 'application/x-ndjson')

@@ -111,7 +111,8 @@ export function indexBatch(options: IndexBatchOptions) {
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
         throw new HttpError(400, 'invalid_item', `line ${n} must be a JSON object`);
       }
-      id = parseId(typeof parsed.id === 'string' ? parsed.id : parsed.id === undefined ? undefined : String(parsed.id));
+      // A numeric id is the same id as its decimal string.
+      id = parseId(parsed.id === undefined ? undefined : String(parsed.id));
       const payload = parsePayloadObject(parsed.payload);
       if (parsed.source !== undefined) {
         if (typeof parsed.source !== 'string' || parsed.source.length > 2048 || !/^(s3|https?):\/\/\S+$/.test(parsed.source)) {
