@@ -11,7 +11,12 @@ import {
 import { HttpError } from './HttpError';
 import { parseImageRequest } from './parseImageRequest';
 import { ForwardWrite } from './forwardWrites';
-import { parseId, parseJsonObject, parsePayload } from './requestFields';
+import {
+  parseFetchableUrl,
+  parseId,
+  parseJsonObject,
+  parsePayload,
+} from './requestFields';
 import { indexBatch } from './indexBatch';
 
 export interface Readiness {
@@ -61,23 +66,6 @@ const route =
   (fn: Handler) => (req: Request, res: Response, next: NextFunction) => {
     fn(req, res).catch(next);
   };
-
-/** The URL a reload may name: what the model-loader fetches, never a local path. */
-function parseModelUrl(value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (
-    typeof value !== 'string' ||
-    value.length > 2048 ||
-    !/^(s3|https?):\/\/[^\s]+$/.test(value)
-  ) {
-    throw new HttpError(
-      400,
-      'invalid_model_url',
-      'modelUrl must be an s3://, http:// or https:// URL',
-    );
-  }
-  return value;
-}
 
 function parseFilter(value: string | undefined): PayloadFilter | undefined {
   const filter = parseJsonObject(value, 'filter');
@@ -325,7 +313,12 @@ export function createApp(deps: AppDeps): express.Express {
     '/v1/model/reload',
     express.json({ limit: '16kb' }),
     route(async (req, res) => {
-      res.json(await deps.reload(parseModelUrl(req.body?.modelUrl)));
+      // The URL a reload may name: what the model-loader fetches, never a local path.
+      res.json(
+        await deps.reload(
+          parseFetchableUrl(req.body?.modelUrl, 'invalid_model_url', 'modelUrl'),
+        ),
+      );
     }),
   );
 

@@ -1,13 +1,13 @@
 import type { Request, Response } from 'express';
 import { Embedder, ModelNotReadyError } from '../inference/Embedder';
-import { QueueFullError } from '../inference/Batcher';
+import { Batcher, QueueFullError } from '../inference/Batcher';
 import { ImageDecodeError } from '../inference/decodeImage';
 import { Metrics } from '../metrics/createMetrics';
 import { DimensionMismatchError, PointInput, VectorStore } from '../vectorstore/VectorStore';
 import { HttpError } from './HttpError';
 import { ForwardWrite } from './forwardWrites';
 import { ndjsonLines } from './ndjsonLines';
-import { parseId, parsePayloadObject } from './requestFields';
+import { parseFetchableUrl, parseId, parsePayloadObject } from './requestFields';
 
 export interface IndexBatchOptions {
   embedder: Embedder;
@@ -41,41 +41,6 @@ function itemError(err: unknown): { code: string; message: string } {
 }
 
 /**
- * Collects embedded points into upserts of up to `size`, written when full or
- * `lingerMs` after the first point joined; each point's promise settles with
- * its upsert.
- */
-class UpsertBatcher {
-  private points: PointInput[] = [];
-  private waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
-  private timer?: NodeJS.Timeout;
-
-  constructor(private readonly store: VectorStore, private readonly size: number, private readonly lingerMs: number) {}
-
-  add(point: PointInput): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.points.push(point);
-      this.waiters.push({ resolve, reject });
-      if (this.points.length >= this.size) this.flush();
-      else this.timer ??= setTimeout(() => this.flush(), this.lingerMs);
-    });
-  }
-
-  private flush(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    const points = this.points;
-    const waiters = this.waiters;
-    this.points = [];
-    this.waiters = [];
-    this.store.upsertMany(points).then(
-      () => waiters.forEach(w => w.resolve()),
-      err => waiters.forEach(w => w.reject(err)),
-    );
-  }
-}
-
-/**
  * `POST /v1/index/batch`: NDJSON in, NDJSON out. Each line is
  * `{"id", "image": <base64>, "payload"?, "source"?}` (`source`, the URL the
  * image was read from, is kept in the payload for re-embedding); each gets
@@ -99,7 +64,7 @@ export function indexBatch(options: IndexBatchOptions) {
     }
   };
 
-  const item = async (n: number, text: string, writer: UpsertBatcher): Promise<ItemResult> => {
+  const item = async (n: number, text: string, writer: Batcher<PointInput, void>): Promise<ItemResult> => {
     let id: string | undefined;
     try {
       let parsed: any;
@@ -114,12 +79,8 @@ export function indexBatch(options: IndexBatchOptions) {
       // A numeric id is the same id as its decimal string.
       id = parseId(parsed.id === undefined ? undefined : String(parsed.id));
       const payload = parsePayloadObject(parsed.payload);
-      if (parsed.source !== undefined) {
-        if (typeof parsed.source !== 'string' || parsed.source.length > 2048 || !/^(s3|https?):\/\/\S+$/.test(parsed.source)) {
-          throw new HttpError(400, 'invalid_source', 'source must be an s3://, http:// or https:// URL');
-        }
-        payload.source = parsed.source;
-      }
+      const source = parseFetchableUrl(parsed.source, 'invalid_source', 'source');
+      if (source) payload.source = source;
       if (typeof parsed.image !== 'string' || parsed.image.length === 0) {
         throw new HttpError(400, 'missing_image', 'image (the image bytes, base64) is required');
       }
@@ -129,7 +90,7 @@ export function indexBatch(options: IndexBatchOptions) {
         throw new HttpError(413, 'payload_too_large', `image is ${image.length} bytes; the limit is ${options.maxImageBytes}`);
       }
       const { vector } = await embed(image);
-      await writer.add({ id, vector, payload });
+      await writer.submit({ id, vector, payload });
       if (options.forwardWrite) {
         // A canary's writes reach the stable servers too, one image each.
         const query = new URLSearchParams({ id, payload: JSON.stringify(payload) });
@@ -153,7 +114,18 @@ export function indexBatch(options: IndexBatchOptions) {
       );
     }
     if (embedder.dim === undefined) throw new ModelNotReadyError('model not loaded');
-    const writer = new UpsertBatcher(options.store, options.upsertBatch, upsertLinger);
+    // The service's own dynamic batching, for upserts: a write when full or
+    // after a short linger. Never more queued than the window holds.
+    const writer = new Batcher<PointInput, void>({
+      maxBatchSize: options.upsertBatch,
+      maxLatencyMs: upsertLinger,
+      maxQueue: options.window,
+      concurrency: () => 2,
+      runBatch: async points => {
+        await options.store.upsertMany(points);
+        return points.map(() => undefined);
+      },
+    });
     const inFlight: Array<Promise<ItemResult>> = [];
     let items = 0;
     let indexed = 0;

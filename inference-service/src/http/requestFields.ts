@@ -44,17 +44,10 @@ export function parseJsonObject(
 }
 
 export function parsePayload(value: string | undefined): Payload {
-  const payload = (parseJsonObject(value, 'payload') ?? {}) as Payload;
-  if (ID_KEY in payload)
-    throw new HttpError(
-      400,
-      'invalid_payload',
-      `payload key ${ID_KEY} is reserved`,
-    );
-  return payload;
+  return parsePayloadObject(parseJsonObject(value, 'payload'));
 }
 
-/** A payload given as a JSON value (a batch item's), checked as parsePayload checks its string form. */
+/** A payload given as a JSON value (a batch item's, or parsePayload's once parsed). */
 export function parsePayloadObject(value: unknown): Payload {
   if (value === undefined || value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value)) {
@@ -63,4 +56,25 @@ export function parsePayloadObject(value: unknown): Payload {
   if (ID_KEY in value)
     throw new HttpError(400, 'invalid_payload', `payload key ${ID_KEY} is reserved`);
   return { ...(value as Payload) };
+}
+
+/** A URL the service may be asked to read: s3://, http:// or https://, never a local path. */
+export function parseFetchableUrl(
+  value: unknown,
+  code: string,
+  field: string,
+): string | undefined {
+  if (value === undefined) return undefined;
+  if (
+    typeof value !== 'string' ||
+    value.length > 2048 ||
+    !/^(s3|https?):\/\/[^\s]+$/.test(value)
+  ) {
+    throw new HttpError(
+      400,
+      code,
+      `${field} must be an s3://, http:// or https:// URL`,
+    );
+  }
+  return value;
 }
